@@ -1,0 +1,27 @@
+import { chromiumInstalled } from './test/helpers/chromium.mjs';
+
+/** @type {import('jest').Config} */
+export default {
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  rootDir: '.',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  // Suites that need a Redis server run only when REDIS_URL says there is one, those that need a
+  // real PostgreSQL server (killing connections) only with DATABASE_URL, and the browser suite
+  // only where chromium is installed (global setup says so; .ci/run provides all three).
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(process.env.REDIS_URL ? [] : ['<rootDir>/test/redis/']),
+    ...(process.env.DATABASE_URL ? [] : ['<rootDir>/test/postgres/']),
+    ...(chromiumInstalled() ? [] : ['<rootDir>/test/browser/']),
+  ],
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+  },
+  globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.mjs',
+  testTimeout: 60000,
+};

@@ -1,0 +1,89 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+const COUNTED_TABLES = ['people', 'organisations', 'applications', 'quotes', 'leads'] as const;
+
+/**
+ * Exact per-enterprise row counts kept by triggers, so a list page's `meta.total` (R7) is one
+ * primary-key read instead of counting up to 100,000 index entries on every request (issue 9).
+ * Inserts and deletes are counted per statement through transition tables (one counter update
+ * per statement, however many rows an import writes); an update that moves a row to another
+ * enterprise is counted per row, and only then (WHEN clause).
+ */
+export class TenantRowCounts1763900000000 implements MigrationInterface {
+  name = 'TenantRowCounts1763900000000';
+
+  public async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE tenant_row_counts (
+        enterprise_id uuid NOT NULL REFERENCES enterprises (id) ON DELETE CASCADE,
+        table_name text NOT NULL,
+        row_count bigint NOT NULL,
+        PRIMARY KEY (enterprise_id, table_name)
+      )`);
+    await q.query(`
+      CREATE FUNCTION tenant_row_counts_add(target_table text, enterprise uuid, delta bigint) RETURNS void
+      LANGUAGE sql AS $$
+        INSERT INTO tenant_row_counts AS c (enterprise_id, table_name, row_count)
+        SELECT enterprise, target_table, delta WHERE enterprise IS NOT NULL
+            AND EXISTS (SELECT 1 FROM enterprises WHERE id = enterprise)
+        ON CONFLICT (enterprise_id, table_name) DO UPDATE SET row_count = c.row_count + EXCLUDED.row_count
+      $$`);
+    await q.query(`
+      CREATE FUNCTION tenant_row_counts_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM tenant_row_counts_add(TG_TABLE_NAME, enterprise_id, count(*))
+           FROM new_rows GROUP BY enterprise_id;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE FUNCTION tenant_row_counts_on_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM tenant_row_counts_add(TG_TABLE_NAME, enterprise_id, -count(*))
+           FROM old_rows GROUP BY enterprise_id;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE FUNCTION tenant_row_counts_on_move() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM tenant_row_counts_add(TG_TABLE_NAME, OLD.enterprise_id, -1);
+        PERFORM tenant_row_counts_add(TG_TABLE_NAME, NEW.enterprise_id, 1);
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE FUNCTION tenant_row_counts_on_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM tenant_row_counts WHERE table_name = TG_TABLE_NAME;
+        RETURN NULL;
+      END $$`);
+    for (const table of COUNTED_TABLES) {
+      await q.query(`
+        CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table}
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_insert()`);
+      await q.query(`
+        CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table}
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_delete()`);
+      await q.query(`
+        CREATE TRIGGER ${table}_count_move AFTER UPDATE OF enterprise_id ON ${table}
+        FOR EACH ROW WHEN (OLD.enterprise_id IS DISTINCT FROM NEW.enterprise_id)
+        EXECUTE FUNCTION tenant_row_counts_on_move()`);
+      await q.query(`
+        CREATE TRIGGER ${table}_count_truncate AFTER TRUNCATE ON ${table}
+        FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_truncate()`);
+      await q.query(`
+        INSERT INTO tenant_row_counts (enterprise_id, table_name, row_count)
+        SELECT enterprise_id, '${table}', count(*) FROM ${table} WHERE enterprise_id IS NOT NULL GROUP BY enterprise_id`);
+    }
+  }
+
+  public async down(q: QueryRunner): Promise<void> {
+    for (const table of COUNTED_TABLES) {
+      for (const trigger of ['insert', 'delete', 'move', 'truncate']) {
+        await q.query(`DROP TRIGGER IF EXISTS ${table}_count_${trigger} ON ${table}`);
+      }
+    }
+    for (const fn of ['on_insert()', 'on_delete()', 'on_move()', 'on_truncate()', 'add(text, uuid, bigint)']) {
+      await q.query(`DROP FUNCTION IF EXISTS tenant_row_counts_${fn}`);
+    }
+    await q.query(`DROP TABLE IF EXISTS tenant_row_counts`);
+  }
+}

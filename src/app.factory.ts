@@ -1,0 +1,78 @@
+import helmet from '@fastify/helmet';
+import { VersioningType } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module.js';
+import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
+import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
+import { RouteRegistry } from './common/http/route-registry.js';
+import { requestId } from './common/logging/logger-options.js';
+import { corsOptions } from './common/security/cors-options.js';
+import { noStoreForApi, relaxHeadersForPages, SECURITY_HEADERS } from './common/security/security-headers.js';
+import type { AppConfig } from './config/app-config.js';
+import type { DatabaseTarget } from './database/data-source-options.js';
+import { buildOpenApiDocuments } from './openapi/openapi-documents.js';
+import { OpenApiDocuments } from './openapi/openapi-documents.service.js';
+import { keepRawWebhookBodies } from './webhooks/raw-webhook-body.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The whole request (headers and body) must arrive within this; slow senders are cut off. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** The request headers must arrive within this. */
+export const HEADERS_TIMEOUT_MS = 15_000;
+/** An idle keep-alive connection is closed after this (above common load balancers' 60 s). */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+const registries = new WeakMap<NestFastifyApplication, RouteRegistry>();
+
+/** Every route the application registered (method and URL pattern), e.g. for route-driven tests. */
+export function routeRegistryOf(app: NestFastifyApplication): RouteRegistry {
+  const registry = registries.get(app);
+  if (!registry) throw new Error('Not an application built by createApp()');
+  return registry;
+}
+
+/** Builds the application (not listening yet); shared by main.ts and the tests. */
+export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    genReqId: requestId,
+  });
+  const fastify = adapter.getInstance();
+  fastify.server.headersTimeout = HEADERS_TIMEOUT_MS;
+  const routes = new RouteRegistry();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  // JSON only: a text body where JSON is expected is a 415 (R10), not a string to validate.
+  fastify.removeContentTypeParser(['text/plain']);
+  keepRawWebhookBodies(fastify);
+  relaxHeadersForPages(fastify);
+  noStoreForApi(fastify);
+  closeConnectionsWhenDraining(fastify);
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
+    rawBody: true,
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  registries.set(app, routes);
+  app.useLogger(app.get(Logger));
+  await app.register(helmet, SECURITY_HEADERS);
+  // CORS stays off (no Access-Control-* headers) unless CORS_ORIGINS names who may call.
+  if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
+  app.setGlobalPrefix('api', { exclude: ['health', 'docs', 'docs/:asset'] });
+  app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
+  const errors = new ApiExceptionFilter(routes);
+  app.useGlobalFilters(errors);
+  app.get(OpenApiDocuments).useBuilder(() => buildOpenApiDocuments(app, { appUrl: config.appUrl }));
+  await app.init();
+  // After init: Nest installs its own handler and parsers there.
+  fastify.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
+  fastify.removeContentTypeParser(['application/x-www-form-urlencoded']);
+  await fastify.ready();
+  return app;
+}

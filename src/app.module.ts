@@ -1,0 +1,64 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { loggerOptions } from './common/logging/logger-options.js';
+import type { AppConfig } from './config/app-config.js';
+import { ConfigModule } from './config/config.module.js';
+import { dataSourceOptions, type DatabaseTarget } from './database/data-source-options.js';
+import { HealthModule } from './health/health.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { AuthenticatedGuard } from './common/auth/authenticated.guard.js';
+import { AuthenticationModule } from './common/auth/authentication.module.js';
+import { TokenResolverGuard } from './common/auth/token-resolver.guard.js';
+import { V1CasingInterceptor } from './common/casing/v1-casing.interceptor.js';
+import { V2KeyNormaliserInterceptor } from './common/casing/v2-key-normaliser.interceptor.js';
+import { EnterpriseGuard } from './common/tenancy/enterprise.guard.js';
+import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
+import { EnterprisesModule } from './enterprises/enterprises.module.js';
+import { LeadsModule } from './leads/leads.module.js';
+import { UsersModule } from './users/users.module.js';
+import { PeopleModule } from './people/people.module.js';
+import { OrganisationsModule } from './organisations/organisations.module.js';
+import { ApplicationsModule } from './applications/applications.module.js';
+import { QuotesModule } from './quotes/quotes.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database: DatabaseTarget): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerOptions(config.logLevel)),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(database, config.migrationsRun), retryAttempts: 0 }),
+        AuthenticationModule,
+        RateLimitModule,
+        HealthModule,
+        WebhooksModule,
+        AuthModule,
+        EnterprisesModule,
+        UsersModule,
+        PeopleModule,
+        OrganisationsModule,
+        ApplicationsModule,
+        QuotesModule,
+        LeadsModule,
+        OpenApiModule,
+      ],
+      // The order of checks of R9, once for every route: guards run in this order.
+      providers: [
+        { provide: APP_GUARD, useClass: TokenResolverGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: AuthenticatedGuard },
+        { provide: APP_GUARD, useClass: EnterpriseGuard },
+        { provide: APP_INTERCEPTOR, useClass: V1CasingInterceptor },
+        // Spec 4.4: v2 bodies are snake-cased after the guards and before any pipe validates them.
+        { provide: APP_INTERCEPTOR, useClass: V2KeyNormaliserInterceptor },
+      ],
+    };
+  }
+}

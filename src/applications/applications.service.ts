@@ -1,0 +1,84 @@
+import { ForbiddenException, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ErrorMessages } from '../common/http/error-messages.js';
+import type { PageRequest } from '../common/http/pagination.js';
+import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
+import { selectRows } from '../database/sql.js';
+import {
+  countForEnterprise,
+  newestFirst,
+  pageIdsSql,
+  pageParams,
+  planPage,
+  type Page,
+  type PagePlan,
+} from '../database/tenant-page.js';
+import { presentApplication, type ApplicationRecord, type ApplicationRow } from './application.presenter.js';
+
+/** The stored columns of an application; the active quote's four are joined in. */
+const COLUMNS =
+  'id, enterprise_id, settlement_date_actual, contract_number, source_of_business, crm_deal_id, created_at, updated_at';
+
+/**
+ * Applications chosen by `selection` (a subquery over `applications` returning COLUMNS), each
+ * with the four fields of its active quote (R6): the most recently created quote flagged active,
+ * ties broken by id; nulls without one. One query for any number of applications, served by the
+ * partial index quotes_active_by_application_idx.
+ */
+function withActiveQuote(selection: string): string {
+  return `SELECT a.id, a.enterprise_id, a.settlement_date_actual, a.contract_number, a.source_of_business,
+                 a.crm_deal_id, a.created_at, a.updated_at,
+                 q.asset_type, q.asset_description, q.financier, q.total_finance_amount
+            FROM (${selection}) a
+            LEFT JOIN LATERAL (
+              SELECT asset_type, asset_description, financier, total_finance_amount
+                FROM quotes
+               WHERE application_id = a.id AND is_active = 1
+               ORDER BY created_at DESC, id DESC
+               LIMIT 1
+            ) q ON true`;
+}
+
+const pageSql = (plan: PagePlan): string =>
+  `${withActiveQuote(
+    `SELECT ${COLUMNS} FROM applications JOIN (${pageIdsSql('applications', plan)}) k USING (id)`,
+  )} ORDER BY ${newestFirst('a')}`;
+
+const BY_ID_SQL = withActiveQuote(`SELECT ${COLUMNS} FROM applications WHERE id = $1`);
+
+const BY_IDS_SQL = withActiveQuote(
+  `SELECT ${COLUMNS} FROM applications WHERE id = ANY($1::uuid[]) AND enterprise_id = $2`,
+);
+
+@Injectable()
+export class ApplicationsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** One page of the enterprise's applications (R7): two queries whatever the page holds. */
+  async listPage(enterpriseId: string, page: PageRequest): Promise<Page<ApplicationRecord>> {
+    const total = await countForEnterprise(this.dataSource, 'applications', enterpriseId);
+    const plan = planPage(page, total);
+    if (!plan) return { records: [], total };
+    const rows = await selectRows<ApplicationRow>(this.dataSource, pageSql(plan), pageParams(enterpriseId, plan));
+    return { records: rows.map(presentApplication), total };
+  }
+
+  /** 404 when there is no such application; 403 when it belongs to another enterprise (R9). */
+  async get(id: string, enterpriseId: string): Promise<ApplicationRecord> {
+    const [row] = await selectRows<ApplicationRow>(this.dataSource, BY_ID_SQL, [id]);
+    if (!row) throw new RecordNotFoundException('Application', id);
+    if (row.enterprise_id !== enterpriseId) throw new ForbiddenException({ message: ErrorMessages.forbidden });
+    return presentApplication(row);
+  }
+
+  /**
+   * The enterprise's applications with these ids, in one query (a page of quotes embeds them,
+   * R5). Ids of other enterprises are left out.
+   */
+  async findByIds(ids: readonly string[], enterpriseId: string): Promise<Map<string, ApplicationRecord>> {
+    if (ids.length === 0) return new Map();
+    const rows = await selectRows<ApplicationRow>(this.dataSource, BY_IDS_SQL, [[...new Set(ids)], enterpriseId]);
+    return new Map(rows.map((row) => [row.id, presentApplication(row)]));
+  }
+}

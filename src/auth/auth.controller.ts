@@ -1,0 +1,59 @@
+import { All, Body, Controller, ForbiddenException, HttpCode, Post, ValidationPipe } from '@nestjs/common';
+import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Public } from '../common/auth/public.decorator.js';
+import { BOTH_VERSIONS } from '../common/http/api-version.js';
+import { LoginEnvelope } from '../common/http/envelopes.js';
+import { ErrorMessages } from '../common/http/error-messages.js';
+import { laravelErrors } from '../common/http/laravel-errors.js';
+import { FormValidationException } from '../common/http/validation-failed.exception.js';
+import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
+import type { UserRecord } from '../users/user.presenter.js';
+import { ErrorSchema } from '../common/http/error.schema.js';
+import { Operation } from '../openapi/api-operation.decorator.js';
+import { ApiDisabled, ApiFormValidation } from '../openapi/api-responses.decorator.js';
+import { validationSchema } from '../openapi/validation-schema.js';
+import { LoginDto } from './dto/login.dto.js';
+import { LoginSchema } from './login.schema.js';
+import { LoginService } from './login.service.js';
+
+const loginValidation = new ValidationPipe({
+  transform: true,
+  whitelist: true,
+  exceptionFactory: (errors) => new FormValidationException(laravelErrors(errors)),
+});
+
+/** Login and (disabled) registration, the same in both versions; bodies are not normalised. */
+@Controller({ version: BOTH_VERSIONS })
+@ApiTags('Authentication')
+@Public()
+@WithoutEnterprise()
+export class AuthController {
+  constructor(private readonly logins: LoginService) {}
+
+  @Post('login')
+  @HttpCode(200)
+  @Operation(
+    'login',
+    'Log in',
+    'Exchanges an email and password for a bearer token (spec 5). The body is not normalised.',
+  )
+  @ApiBody({ schema: validationSchema(LoginDto, { title: 'LoginInput' }) })
+  @ApiResponse({ status: 200, type: LoginSchema, description: 'The user and their bearer token.' })
+  @ApiResponse({
+    status: 401,
+    type: ErrorSchema,
+    description: `Wrong email or password, or an inactive user: \`${ErrorMessages.invalidCredentials}\``,
+  })
+  @ApiFormValidation('The email or password is missing, not a string, or the email is not an email address.')
+  async login(@Body(loginValidation) body: LoginDto): Promise<LoginEnvelope<UserRecord>> {
+    const result = await this.logins.login(body.email, body.password);
+    return new LoginEnvelope(result.user, result.accessToken);
+  }
+
+  @All('register')
+  @Operation('register', 'Register (disabled)', 'Accounts are created by an administrator: every method answers 403.')
+  @ApiDisabled(`Always: \`${ErrorMessages.registrationDisabled}\``)
+  register(): never {
+    throw new ForbiddenException({ message: ErrorMessages.registrationDisabled });
+  }
+}

@@ -1,0 +1,60 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/app-config.js';
+import { FieldCipher } from '../common/crypto/field-cipher.js';
+import { resolveDatabase } from '../database/database-target.js';
+import { openDataSource, runMigrations } from '../database/migration-runner.js';
+import { CliUsageError, type CliArguments, type CliCommand } from './cli-command.js';
+import { commandUsage, helpText } from './cli-help.js';
+
+function parseCommandArguments(command: CliCommand, argv: string[]): CliArguments {
+  const options = Object.fromEntries((command.options ?? []).map((o) => [o.name, { type: 'string' as const }]));
+  try {
+    const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    const values: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(parsed.values))
+      values[name] = typeof value === 'string' ? value : undefined;
+    return { positionals: parsed.positionals, options: values };
+  } catch (error) {
+    throw new CliUsageError(
+      `${error instanceof Error ? error.message : String(error)}\nUsage: ${commandUsage(command)}`,
+    );
+  }
+}
+
+/** Runs one CLI invocation; `out` receives what the operator reads; operator mistakes throw. */
+export async function runCli(
+  argv: string[],
+  commands: readonly CliCommand[],
+  out: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    out(helpText(commands));
+    return;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) throw new CliUsageError(`Unknown command "${name}". Run with --help for the list.`);
+  if (rest.includes('--help')) {
+    out(`Usage: npm run cli -- ${commandUsage(command)}\n${command.summary}`);
+    return;
+  }
+  const args = parseCommandArguments(command, rest);
+  if (!command.needsDatabase) {
+    await command.run({ out }, args);
+    return;
+  }
+  const config = loadConfig(env);
+  const database = await resolveDatabase(config);
+  try {
+    const dataSource = await openDataSource(database);
+    try {
+      await runMigrations(dataSource);
+      await command.run({ config, dataSource, cipher: new FieldCipher(config.encryptionKeys), out }, args);
+    } finally {
+      await dataSource.destroy();
+    }
+  } finally {
+    await database.release();
+  }
+}

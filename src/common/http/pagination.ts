@@ -1,0 +1,46 @@
+import type { FastifyRequest } from 'fastify';
+import { PageEnvelope } from './envelopes.js';
+
+export const PAGE_SIZE = 100;
+
+/** `page` missing, non-numeric or below 1 means 1 (R7). */
+export function parsePage(value: unknown): number {
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) return 1;
+  const page = Number(value);
+  return page >= 1 ? page : 1;
+}
+
+export interface PageRequest {
+  readonly page: number;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export function pageRequest(page: number): PageRequest {
+  return { page, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE };
+}
+
+/** The absolute URL of the list, without query: APP_URL when set, else the request's own. */
+export function listUrl(request: FastifyRequest, appUrl: string | undefined): string {
+  const path = request.url.split('?')[0] ?? '/';
+  const base = appUrl ?? `${request.protocol}://${request.host}`;
+  return `${base}${path}`;
+}
+
+/** Builds the envelope of R7 (Laravel's LengthAwarePaginator shape, `meta.links` left out). */
+export function pageEnvelope<T>(records: T[], total: number, page: number, path: string): PageEnvelope<T> {
+  const lastPage = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const from = records.length > 0 ? (page - 1) * PAGE_SIZE + 1 : null;
+  const to = from === null ? null : from + records.length - 1;
+  const at = (n: number) => `${path}?page=${n}`;
+  return new PageEnvelope(
+    records,
+    {
+      first: at(1),
+      last: at(lastPage),
+      prev: page > 1 ? at(page - 1) : null,
+      next: page < lastPage ? at(page + 1) : null,
+    },
+    { current_page: page, from, to, last_page: lastPage, path, per_page: PAGE_SIZE, total },
+  );
+}

@@ -1,0 +1,13 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { isMember } from './membership-lookup.js';
+
+@Injectable()
+export class MembershipService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  isMember(userId: string, enterpriseId: string): Promise<boolean> {
+    return isMember(this.dataSource, userId, enterpriseId);
+  }
+}

@@ -1,0 +1,112 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { generateAppKey, parseAppKey } from './app-key.js';
+import { ConfigError } from './config-error.js';
+import { envSchema, type Env } from './env.schema.js';
+
+export type LogLevel = Env['LOG_LEVEL'];
+
+/** The validated configuration, read once at start-up. */
+export interface AppConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Unset: the embedded PostgreSQL under `dataDir` is used. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolMax: number;
+  readonly dataDir: string;
+  readonly redisUrl: string | undefined;
+  /** The current key first, then previous keys (decryption only). */
+  readonly encryptionKeys: readonly Buffer[];
+  readonly appUrl: string | undefined;
+  readonly signProviderASecret: string | undefined;
+  readonly rateLimitPerMinute: number;
+  readonly trustProxy: boolean;
+  readonly migrationsRun: boolean;
+  readonly logLevel: LogLevel;
+  readonly v1LegacyUserLookup: boolean;
+  readonly webConcurrency: number;
+  /** Origins browsers may call the API from; empty: no CORS headers at all (CORS off). */
+  readonly corsOrigins: readonly string[];
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+const KEY_FILE = 'app-key';
+
+function readEnv(source: NodeJS.ProcessEnv): Env {
+  const cleaned: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (value !== undefined && value.trim() !== '') cleaned[name] = value.trim();
+  }
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is invalid'}.`);
+  }
+  return parsed.data;
+}
+
+function parseKeyOrFail(name: string, text: string): Buffer {
+  const key = parseAppKey(text);
+  if (!key) {
+    throw new ConfigError(
+      `Invalid configuration: ${name} must be 32 bytes written as base64:<base64> or 64 hex characters.`,
+    );
+  }
+  return key;
+}
+
+/** With the embedded database and no APP_KEY, a key is made once and kept beside the data (R23). */
+function embeddedKey(dataDir: string): Buffer {
+  const file = join(dataDir, KEY_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, `${generateAppKey()}\n`, { mode: 0o600 });
+  }
+  return parseKeyOrFail(`APP_KEY (from ${file})`, readFileSync(file, 'utf8'));
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+  const env = readEnv(source);
+  const dataDir = resolve(env.DATA_DIR);
+
+  let current: Buffer;
+  if (env.APP_KEY) current = parseKeyOrFail('APP_KEY', env.APP_KEY);
+  else if (env.DATABASE_URL) {
+    throw new ConfigError(
+      'Invalid configuration: APP_KEY is required when DATABASE_URL is set (32 bytes, base64:<base64> or 64 hex characters).',
+    );
+  } else current = embeddedKey(dataDir);
+
+  const previous = (env.APP_PREVIOUS_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+    .map((k) => parseKeyOrFail('APP_PREVIOUS_KEYS', k));
+
+  if (!env.DATABASE_URL && env.WEB_CONCURRENCY > 1) {
+    throw new ConfigError(
+      'Invalid configuration: WEB_CONCURRENCY above 1 needs DATABASE_URL; the embedded database serves one process.',
+    );
+  }
+
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    databasePoolMax: env.DATABASE_URL ? env.DATABASE_POOL_MAX : 1,
+    dataDir,
+    redisUrl: env.REDIS_URL,
+    encryptionKeys: [current, ...previous],
+    appUrl: env.APP_URL,
+    signProviderASecret: env.SIGNPROVIDER_A_SECRET,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    trustProxy: env.TRUST_PROXY,
+    migrationsRun: env.MIGRATIONS_RUN,
+    logLevel: env.LOG_LEVEL,
+    v1LegacyUserLookup: env.V1_LEGACY_USER_LOOKUP,
+    webConcurrency: env.WEB_CONCURRENCY,
+    corsOrigins: env.CORS_ORIGINS ?? [],
+  };
+}

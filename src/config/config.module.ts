@@ -1,0 +1,19 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { FieldCipher } from '../common/crypto/field-cipher.js';
+import { APP_CONFIG, type AppConfig } from './app-config.js';
+
+/** Makes the configuration read at start-up, and what derives from it, injectable. */
+@Global()
+@Module({})
+export class ConfigModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ConfigModule,
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: FieldCipher, useValue: new FieldCipher(config.encryptionKeys) },
+      ],
+      exports: [APP_CONFIG, FieldCipher],
+    };
+  }
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const postgresUrl = z.string().refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), {
+  error: 'must be a postgres:// or postgresql:// URL',
+});
+
+const redisUrl = z
+  .string()
+  .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), { error: 'must be a redis:// or rediss:// URL' });
+
+const httpUrl = z
+  .string()
+  .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), { error: 'must be an http:// or https:// URL' })
+  .transform((v) => v.replace(/\/+$/, ''));
+
+/** `*`, or a comma-separated list of exact origins (`https://crm.example.com`, no path). */
+const corsOrigins = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== ''),
+  )
+  .refine((list) => list.length === 1 || !list.includes('*'), { error: 'must be * alone or a list of origins' })
+  .refine(
+    (list) =>
+      list.every(
+        (origin) =>
+          origin === '*' || (/^https?:\/\//.test(origin) && URL.canParse(origin) && new URL(origin).origin === origin),
+      ),
+    {
+      error:
+        'must be * or comma-separated origins such as https://crm.example.com (scheme, host, optional port; no path)',
+    },
+  );
+
+const positiveInt = (max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number' })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, { error: `must be between 1 and ${max}` });
+
+/** Every environment variable the service reads. Unset and empty mean the same thing. */
+export const envSchema = z.object({
+  PORT: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a port number' })
+    .transform(Number)
+    .refine((n) => n >= 0 && n <= 65535, { error: 'must be between 0 and 65535' })
+    .default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_POOL_MAX: positiveInt(200).default(10),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  REDIS_URL: redisUrl.optional(),
+  APP_KEY: z.string().optional(),
+  APP_PREVIOUS_KEYS: z.string().optional(),
+  APP_URL: httpUrl.optional(),
+  SIGNPROVIDER_A_SECRET: z.string().optional(),
+  RATE_LIMIT_PER_MINUTE: positiveInt(1_000_000).default(60),
+  TRUST_PROXY: booleanFlag.default(false),
+  MIGRATIONS_RUN: booleanFlag.default(true),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+  V1_LEGACY_USER_LOOKUP: booleanFlag.default(false),
+  WEB_CONCURRENCY: positiveInt(64).default(1),
+  CORS_ORIGINS: corsOrigins.optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;

@@ -1,0 +1,61 @@
+import './pg-types.js';
+import type { DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities.js';
+import { MIGRATIONS } from './migrations.js';
+import { SnakeNamingStrategy } from './snake-naming.strategy.js';
+
+export interface DatabaseTarget {
+  readonly url: string;
+  readonly poolMax: number;
+}
+
+/**
+ * Who the connections are for. `service`: requests, which must never wait long on the database
+ * (a fault is a quick 503, R10 / issue 10). `operator`: the CLI and the test harness, where an
+ * import or a migration may legitimately run a long statement.
+ */
+export type DatabaseRole = 'service' | 'operator';
+
+/** node-postgres pool and client settings per role (milliseconds). */
+export function connectionLimits(role: DatabaseRole): Record<string, number | boolean> {
+  const common = {
+    // Connecting, or waiting for a free pooled connection, fails after this instead of queueing forever.
+    connectionTimeoutMillis: 5_000,
+    // Half-open TCP connections (a server that vanished without closing) are noticed.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+  };
+  if (role === 'operator') return common;
+  return {
+    ...common,
+    // The server cancels a statement running longer than this (SQLSTATE 57014, answered 503).
+    statement_timeout: 15_000,
+    // The client stops waiting when the server does not answer at all (a hung host).
+    query_timeout: 20_000,
+    // A transaction left open by a stuck request does not hold its locks for long.
+    idle_in_transaction_session_timeout: 30_000,
+  };
+}
+
+export function dataSourceOptions(
+  target: DatabaseTarget,
+  migrationsRun: boolean,
+  role: DatabaseRole = 'service',
+): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: target.url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun,
+    migrationsTransactionMode: 'each',
+    migrationsTableName: 'typeorm_migrations',
+    synchronize: false,
+    namingStrategy: new SnakeNamingStrategy(),
+    uuidExtension: 'pgcrypto',
+    logging: false,
+    applicationName: 'finance-intake',
+    extra: { max: target.poolMax, ...connectionLimits(role) },
+  };
+}

@@ -1,0 +1,33 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface EmbeddedPostgres {
+  /** A postgres:// URL the `pg` driver connects to. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PGlite (PostgreSQL in WASM) and serves it on a loopback port, so the same `pg`
+ * driver and TypeORM code run against it as against a real server (R24).
+ * `dataDir` undefined: in memory. PGlite has one backend, so clients must use a pool of one.
+ */
+export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPostgres> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir);
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 8 });
+  await server.start();
+  const address = (server as unknown as { server: { address(): AddressInfo } }).server.address();
+  let stopped = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${address.port}/postgres`,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { ForbiddenException, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ErrorMessages } from '../common/http/error-messages.js';
+import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
+import { selectRows } from '../database/sql.js';
+import { presentEnterprise, type EnterpriseRecord, type EnterpriseRow } from './enterprise.presenter.js';
+
+const COLUMNS = 'e.id, e.name, e.is_active, e.created_at, e.updated_at';
+
+@Injectable()
+export class EnterprisesService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The enterprises the user belongs to, newest first (R8: unpaginated). */
+  async listForUser(userId: string): Promise<EnterpriseRecord[]> {
+    const rows = await selectRows<EnterpriseRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM enterprises e JOIN memberships m ON m.enterprise_id = e.id
+        WHERE m.user_id = $1 ORDER BY e.created_at DESC, e.id DESC`,
+      [userId],
+    );
+    return rows.map(presentEnterprise);
+  }
+
+  /** 404 when there is no such enterprise, 403 when the user is not a member. */
+  async getForUser(id: string, userId: string): Promise<EnterpriseRecord> {
+    const [row] = await selectRows<EnterpriseRow & { member: boolean }>(
+      this.dataSource,
+      `SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM memberships m WHERE m.enterprise_id = e.id AND m.user_id = $2) AS member
+         FROM enterprises e WHERE e.id = $1`,
+      [id, userId],
+    );
+    if (!row) throw new RecordNotFoundException('Enterprise', id);
+    if (!row.member) throw new ForbiddenException({ message: ErrorMessages.forbidden });
+    return presentEnterprise(row);
+  }
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { ForbiddenException, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ErrorMessages } from '../common/http/error-messages.js';
+import { pageRequest } from '../common/http/pagination.js';
+import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
+import { selectRows } from '../database/sql.js';
+import { countForEnterprise, NEWEST_FIRST, pageIdsSql, pageParams, planPage } from '../database/tenant-page.js';
+import { MIXED_COLUMNS, type LeadChanges, type LeadColumns } from './lead-fields.js';
+import { findLeadRow } from './leads.queries.js';
+import { LEAD_RECORD_COLUMNS, presentLead, type LeadRecord, type LeadRow } from './lead.presenter.js';
+
+export interface LeadPage {
+  records: LeadRecord[];
+  total: number;
+}
+
+const MIXED = new Set<string>(MIXED_COLUMNS);
+
+/** Column names come from the fixed lists of lead-fields.ts, never from a request. */
+function columnParameters(
+  columns: LeadColumns,
+  firstIndex: number,
+): { names: string[]; values: unknown[]; placeholders: string[] } {
+  const names: string[] = [];
+  const values: unknown[] = [];
+  const placeholders: string[] = [];
+  for (const [name, value] of Object.entries(columns)) {
+    names.push(name);
+    const index = firstIndex + values.length;
+    if (MIXED.has(name)) {
+      // jsonb keeps the scalar's JSON type (R16); null is SQL NULL like every absent value.
+      values.push(value === null ? null : JSON.stringify(value));
+      placeholders.push(`$${index}::jsonb`);
+    } else {
+      values.push(value);
+      placeholders.push(`$${index}`);
+    }
+  }
+  return { names, values, placeholders };
+}
+
+@Injectable()
+export class LeadsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** One page of the enterprise's leads, newest first (R7). */
+  async list(enterpriseId: string, page: number): Promise<LeadPage> {
+    const total = await countForEnterprise(this.dataSource, 'leads', enterpriseId);
+    const plan = planPage(pageRequest(page), total);
+    if (!plan) return { records: [], total };
+    const rows = await selectRows<LeadRow>(
+      this.dataSource,
+      `SELECT ${LEAD_RECORD_COLUMNS} FROM leads JOIN (${pageIdsSql('leads', plan)}) k USING (id) ORDER BY ${NEWEST_FIRST}`,
+      pageParams(enterpriseId, plan),
+    );
+    return { records: rows.map(presentLead), total };
+  }
+
+  /** 404 when there is no such lead, 403 when it belongs to another enterprise. */
+  async get(id: string, enterpriseId: string): Promise<LeadRecord> {
+    const row = await findLeadRow(this.dataSource, id);
+    return presentLead(this.owned(row, id, enterpriseId));
+  }
+
+  /** R9 step 6 before the body is validated: 404 when absent, 403 when another enterprise's. */
+  async assertAccessible(id: string, enterpriseId: string): Promise<void> {
+    const [row] = await selectRows<Pick<LeadRow, 'enterprise_id'>>(
+      this.dataSource,
+      `SELECT enterprise_id FROM leads WHERE id = $1`,
+      [id],
+    );
+    this.owned(row, id, enterpriseId);
+  }
+
+  /** A new lead of the header's enterprise; whatever the body said, enterprise_id is that. */
+  async create(enterpriseId: string, changes: LeadChanges): Promise<LeadRecord> {
+    const { names, values, placeholders } = columnParameters(changes.columns, 4);
+    const [row] = await selectRows<LeadRow>(
+      this.dataSource,
+      `INSERT INTO leads (id, enterprise_id, extra_input${names.map((name) => `, ${name}`).join('')})
+       VALUES ($1, $2, $3::jsonb${placeholders.map((placeholder) => `, ${placeholder}`).join('')})
+       RETURNING ${LEAD_RECORD_COLUMNS}`,
+      [randomUUID(), enterpriseId, JSON.stringify(changes.extraInput), ...values],
+    );
+    if (!row) throw new Error('INSERT ... RETURNING gave no row');
+    return presentLead(row);
+  }
+
+  /**
+   * Writes the columns the body gave; the others stay (R17). extra_input keeps what it held
+   * under keys this body did not send, and takes this body's extra keys.
+   */
+  async update(id: string, enterpriseId: string, changes: LeadChanges): Promise<LeadRecord> {
+    const { names, values, placeholders } = columnParameters(changes.columns, 5);
+    const assignments = names.map((name, i) => `${name} = ${placeholders[i] ?? ''}, `).join('');
+    // TypeORM answers an UPDATE with [rows, affected count].
+    const [[row]] = await this.dataSource.query<[LeadRow[], number]>(
+      `UPDATE leads SET ${assignments}
+              extra_input = (extra_input - $3::text[]) || $4::jsonb,
+              updated_at = now()
+        WHERE id = $1 AND enterprise_id = $2
+       RETURNING ${LEAD_RECORD_COLUMNS}`,
+      [id, enterpriseId, changes.sentKeys, JSON.stringify(changes.extraInput), ...values],
+    );
+    if (!row) throw new RecordNotFoundException('Lead', id);
+    return presentLead(row);
+  }
+
+  private owned<T extends Pick<LeadRow, 'enterprise_id'>>(row: T | undefined, id: string, enterpriseId: string): T {
+    if (!row) throw new RecordNotFoundException('Lead', id);
+    if (row.enterprise_id !== enterpriseId) throw new ForbiddenException({ message: ErrorMessages.forbidden });
+    return row;
+  }
+}

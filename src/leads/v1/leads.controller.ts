@@ -1,0 +1,64 @@
+import { Controller, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { DataEnvelope } from '../../common/http/envelopes.js';
+import { RecordIdPipe } from '../../common/http/record-id.pipe.js';
+import { CurrentEnterprise } from '../../common/tenancy/current-enterprise.decorator.js';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { LeadAccessGuard } from '../lead-access.guard.js';
+import { LeadBody } from '../lead-body.decorator.js';
+import type { LeadChanges } from '../lead-fields.js';
+import type { LeadRecord } from '../lead.presenter.js';
+import { LeadRoutes } from '../lead-routes.js';
+import { LeadsService } from '../leads.service.js';
+import { LeadSchema } from '../lead.schema.js';
+import { Operation } from '../../openapi/api-operation.decorator.js';
+import {
+  ApiLeadValidation,
+  ApiOtherEnterprise,
+  ApiRecord,
+  ApiRecordId,
+} from '../../openapi/api-responses.decorator.js';
+import { leadInputV1Schema } from './lead-input.schema.js';
+import { V1LeadInputPipe } from './lead-input.pipe.js';
+
+/** v1 leads: the small rule set, no key normalisation, extra keys kept (R15, R16). */
+@Controller({ path: 'leads', version: '1' })
+@ApiTags('Leads')
+export class V1LeadsController extends LeadRoutes {
+  constructor(leads: LeadsService, @Inject(APP_CONFIG) config: AppConfig) {
+    super(leads, config);
+  }
+
+  @Post()
+  @Operation('createLead', 'Create a lead', "Creates a lead in the header's enterprise (spec 4.3, R15, R16).")
+  @ApiBody({ schema: leadInputV1Schema() })
+  @ApiRecord(LeadSchema, 'The created lead.', 201)
+  @ApiLeadValidation()
+  async create(
+    @CurrentEnterprise() enterpriseId: string,
+    @LeadBody(V1LeadInputPipe) changes: LeadChanges,
+  ): Promise<DataEnvelope<LeadRecord>> {
+    return new DataEnvelope(await this.leads.create(enterpriseId, changes));
+  }
+
+  /** R17: the updated lead itself, not wrapped; the interceptor puts it in v1 casing. */
+  @Put(':id')
+  @UseGuards(LeadAccessGuard)
+  @Operation(
+    'updateLead',
+    'Update a lead',
+    'Absent fields stay unchanged (R17). v1 answers the updated lead itself, not wrapped.',
+  )
+  @ApiBody({ schema: leadInputV1Schema() })
+  @ApiResponse({ status: 200, type: LeadSchema, description: 'The updated lead, not wrapped in `data` (R17).' })
+  @ApiRecordId('Lead')
+  @ApiOtherEnterprise()
+  @ApiLeadValidation()
+  async update(
+    @Param('id', new RecordIdPipe('Lead')) id: string,
+    @CurrentEnterprise() enterpriseId: string,
+    @LeadBody(V1LeadInputPipe) changes: LeadChanges,
+  ): Promise<LeadRecord> {
+    return this.leads.update(id, enterpriseId, changes);
+  }
+}

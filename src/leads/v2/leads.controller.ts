@@ -1,0 +1,60 @@
+import { Controller, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { DataEnvelope } from '../../common/http/envelopes.js';
+import { RecordIdPipe } from '../../common/http/record-id.pipe.js';
+import { CurrentEnterprise } from '../../common/tenancy/current-enterprise.decorator.js';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { LeadAccessGuard } from '../lead-access.guard.js';
+import { LeadBody } from '../lead-body.decorator.js';
+import type { LeadChanges } from '../lead-fields.js';
+import type { LeadRecord } from '../lead.presenter.js';
+import { LeadRoutes } from '../lead-routes.js';
+import { LeadsService } from '../leads.service.js';
+import { LeadSchema } from '../lead.schema.js';
+import { Operation } from '../../openapi/api-operation.decorator.js';
+import {
+  ApiLeadValidation,
+  ApiOtherEnterprise,
+  ApiRecord,
+  ApiRecordId,
+} from '../../openapi/api-responses.decorator.js';
+import { leadInputV2Schema } from './lead-input.schema.js';
+import { V2LeadInputPipe } from './lead-input.pipe.js';
+
+/** v2 leads: the full rule set of spec 4.3 on snake_cased bodies (R18). */
+@Controller({ path: 'leads', version: '2' })
+@ApiTags('Leads')
+export class V2LeadsController extends LeadRoutes {
+  constructor(leads: LeadsService, @Inject(APP_CONFIG) config: AppConfig) {
+    super(leads, config);
+  }
+
+  @Post()
+  @Operation('createLead', 'Create a lead', "Creates a lead in the header's enterprise (spec 4.3).")
+  @ApiBody({ schema: leadInputV2Schema() })
+  @ApiRecord(LeadSchema, 'The created lead.', 201)
+  @ApiLeadValidation()
+  async create(
+    @CurrentEnterprise() enterpriseId: string,
+    @LeadBody(V2LeadInputPipe) changes: LeadChanges,
+  ): Promise<DataEnvelope<LeadRecord>> {
+    return new DataEnvelope(await this.leads.create(enterpriseId, changes));
+  }
+
+  /** R17: `{data: lead}`. */
+  @Put(':id')
+  @UseGuards(LeadAccessGuard)
+  @Operation('updateLead', 'Update a lead', 'Absent fields stay unchanged (R17).')
+  @ApiBody({ schema: leadInputV2Schema() })
+  @ApiRecord(LeadSchema, 'The updated lead.')
+  @ApiRecordId('Lead')
+  @ApiOtherEnterprise()
+  @ApiLeadValidation()
+  async update(
+    @Param('id', new RecordIdPipe('Lead')) id: string,
+    @CurrentEnterprise() enterpriseId: string,
+    @LeadBody(V2LeadInputPipe) changes: LeadChanges,
+  ): Promise<DataEnvelope<LeadRecord>> {
+    return new DataEnvelope(await this.leads.update(id, enterpriseId, changes));
+  }
+}

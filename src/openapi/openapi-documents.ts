@@ -1,0 +1,474 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { DiscoveryService, ModulesContainer, Reflector } from '@nestjs/core';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { IS_PUBLIC } from '../common/auth/public.decorator.js';
+import { pascalKey } from '../common/casing/pascal-case.js';
+import type { RecordCasing } from '../common/casing/v1-casing.js';
+import type { ApiVersion } from '../common/http/api-version.js';
+import { ErrorMessages } from '../common/http/error-messages.js';
+import { SKIP_RATE_LIMIT } from '../common/rate-limit/skip-rate-limit.decorator.js';
+import { ENTERPRISE_HEADER_NAME } from '../common/tenancy/enterprise-header.js';
+import { WITHOUT_ENTERPRISE } from '../common/tenancy/without-enterprise.decorator.js';
+import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
+import { OPERATION_ID } from './api-operation.decorator.js';
+import { v1CasingOf } from './record-schema.decorator.js';
+
+export type JsonObject = { [key: string]: unknown };
+export type OpenApiDocument = JsonObject & { paths: Record<string, Record<string, JsonObject>> };
+
+export const API_VERSIONS: readonly ApiVersion[] = ['v1', 'v2'];
+/** The HTTP methods documented; Fastify's automatic HEAD and @All's extra methods are not. */
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const WITH_BODY = new Set(['post', 'put', 'patch', 'delete']);
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'Authentication', description: 'Log in for a bearer token. Registration is disabled.' },
+  { name: 'Enterprises', description: 'The enterprises (tenants) the caller belongs to. No enterprise header.' },
+  { name: 'Users', description: 'Users of the enterprise in the header. Read-only.' },
+  { name: 'Leads', description: 'The one writable resource: list, retrieve, create and update.' },
+  { name: 'People', description: 'Natural persons. Read-only.' },
+  { name: 'Organisations', description: 'Legal entities. Read-only.' },
+  { name: 'Applications', description: 'Finance applications. Read-only.' },
+  { name: 'Quotes', description: 'Finance scenarios of an application. Read-only.' },
+  { name: 'Webhooks', description: 'Called by the signature providers; the signature is the authentication.' },
+  { name: 'Health', description: 'For load balancers and operators. Not rate limited.' },
+];
+
+const DESCRIPTION: Record<ApiVersion, string> = {
+  v2: [
+    'The Finance Intake API, version 2: snake_case keys.',
+    '',
+    '- Log in with `POST /api/v2/login` and send `Authorization: Bearer <access_token>` on every other call.',
+    '- Send the enterprise header `X-Enterprise-Id` (an enterprise id from `GET /api/v2/enterprises`) on every call',
+    '  except login, register and the enterprise calls.',
+    '- Request body keys are snake-cased before validation (`PersonName` and `personName` arrive as `person_name`).',
+    '- Every error body has a `message`; validation failures add `errors`, field name to messages.',
+    '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
+    '  and `X-RateLimit-Reset`.',
+    '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
+  ].join('\n'),
+  v1: [
+    'The Finance Intake API, version 1: PascalCase keys (`ID`, `EnterpriseID`, `CreatedAt`); nested rows and the',
+    'enterprise keep lowercase `created_at` and `updated_at`.',
+    '',
+    '- Log in with `POST /api/v1/login` and send `Authorization: Bearer <access_token>` on every other call.',
+    '- Send the enterprise header `EnterpriseID` (an enterprise id from `GET /api/v1/enterprises`) on every call',
+    '  except login, register and the enterprise calls.',
+    '- Request bodies are not normalised: the lead keys are listed with the casings v1 accepts.',
+    '- Every error body has a `message`; validation failures add `errors`, field name to messages.',
+    '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
+    '  and `X-RateLimit-Reset`.',
+    '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
+  ].join('\n'),
+};
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed per 60-second window (`RATE_LIMIT_PER_MINUTE`).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+const RETRY_HEADERS = {
+  'Retry-After': { description: 'Seconds until the next accepted request.', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': {
+    description: 'Unix time (seconds) of the next accepted request.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+/** Statuses answered before the guards run (Fastify's body parsing, a failing token lookup). */
+const BEFORE_GUARDS = new Set(['400', '413', '415', '500']);
+
+interface RouteFacts {
+  isPublic: boolean;
+  withoutEnterprise: boolean;
+  rateLimited: boolean;
+  operationId: string;
+  resource: string;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function objectAt(parent: JsonObject, key: string): JsonObject {
+  let value = parent[key];
+  if (!isObject(value)) {
+    value = {};
+    parent[key] = value;
+  }
+  return value as JsonObject;
+}
+
+/** `PeopleController` -> `People`; `V2LeadsController` -> `Leads`. */
+function resourceName(controllerName: string): string {
+  return controllerName.replace(/^V\d+(?=[A-Z])/, '').replace(/Controller$/, '');
+}
+
+function versionsOf(path: string): readonly ApiVersion[] {
+  for (const version of API_VERSIONS) if (path.startsWith(`/api/${version}/`)) return [version];
+  return API_VERSIONS;
+}
+
+/**
+ * The OpenAPI 3.1 documents of v1 and v2, generated from the code: @nestjs/swagger reads the
+ * routes and their response declarations; the parts every route shares are added here from
+ * the same metadata the global guards read (R9), so the documents cannot promise a check the
+ * code does not make. v1 is derived from v2 by the casing step's renaming (R1, R2).
+ */
+export function buildOpenApiDocuments(
+  app: INestApplication,
+  options: { appUrl?: string } = {},
+): Record<ApiVersion, OpenApiDocument> {
+  const raw = SwaggerModule.createDocument(app, new DocumentBuilder().build(), {
+    operationIdFactory: (controller, method) => `${controller}#${method}#`,
+    autoTagControllers: false,
+  }) as unknown as OpenApiDocument;
+  const controllers = new Map<string, Type>();
+  for (const wrapper of new DiscoveryService(app.get(ModulesContainer)).getControllers()) {
+    if (wrapper.metatype) controllers.set(wrapper.metatype.name, wrapper.metatype as Type);
+  }
+  const reflector = new Reflector();
+  const schemas = objectAt(objectAt(raw, 'components'), 'schemas');
+
+  const docs: Record<ApiVersion, { paths: Record<string, JsonObject> }> = { v1: { paths: {} }, v2: { paths: {} } };
+  for (const [path, item] of Object.entries(raw.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const facts = routeFacts(operation, method, controllers, reflector);
+      for (const version of versionsOf(path)) {
+        const target = objectAt(docs[version].paths, path);
+        target[method] = completeOperation(structuredClone(operation), facts, method, path, version);
+      }
+    }
+  }
+
+  const result = {} as Record<ApiVersion, OpenApiDocument>;
+  for (const version of API_VERSIONS) {
+    const document: OpenApiDocument = {
+      openapi: '3.1.0',
+      info: {
+        title: `Finance Intake API ${version}`,
+        version: version === 'v1' ? '1.0.0' : '2.0.0',
+        description: DESCRIPTION[version],
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      servers: [{ url: options.appUrl ?? '/', description: 'This service' }],
+      tags: [],
+      paths: sortPaths(docs[version].paths) as OpenApiDocument['paths'],
+      components: {
+        schemas: structuredClone(schemas),
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: `The \`access_token\` of \`POST /api/${version}/login\`.`,
+          },
+        },
+        parameters: { EnterpriseHeader: enterpriseHeader(version) },
+        // Required wherever they are referenced: the answers the rate-limit guard has seen.
+        headers: Object.fromEntries(
+          Object.entries({ ...RATE_LIMIT_HEADERS, ...RETRY_HEADERS }).map(([name, h]) => [
+            name,
+            { ...h, required: true },
+          ]),
+        ),
+        responses: responseComponents(version),
+      },
+    };
+    liftRequestSchemas(document);
+    closeResponseObjects(document);
+    if (version === 'v1') caseV1Schemas(document);
+    toOpenApi31(document);
+    pruneComponents(document);
+    const used = new Set(Object.values(document.paths).flatMap((i) => Object.values(i).flatMap((o) => tagsOf(o))));
+    document.tags = TAGS.filter((tag) => used.has(tag.name));
+    result[version] = document;
+  }
+  return result;
+}
+
+function tagsOf(operation: JsonObject): string[] {
+  return Array.isArray(operation.tags) ? (operation.tags as string[]) : [];
+}
+
+function routeFacts(
+  operation: JsonObject,
+  method: string,
+  controllers: Map<string, Type>,
+  reflector: Reflector,
+): RouteFacts {
+  const [controllerName = '', methodKey = '', allSuffix = ''] = String(operation.operationId).split('#');
+  const controller = controllers.get(controllerName);
+  const prototype = controller?.prototype as Record<string, unknown> | undefined;
+  const handler = prototype?.[methodKey] as ((...args: unknown[]) => unknown) | undefined;
+  if (!controller || !handler) throw new Error(`OpenAPI: no handler for ${String(operation.operationId)}`);
+  const targets = [handler, controller];
+  const named = reflector.get<string | undefined>(OPERATION_ID, handler);
+  if (!named) throw new Error(`OpenAPI: ${controllerName}.${methodKey} has no @Operation()`);
+  const resource = resourceName(controllerName);
+  const id = named.replace('{resource}', resource);
+  return {
+    isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
+    withoutEnterprise: reflector.getAllAndOverride<boolean>(WITHOUT_ENTERPRISE, targets) ?? false,
+    rateLimited: !(reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, targets) ?? false),
+    // @All routes are one handler for every method: the method names the operation.
+    operationId: allSuffix ? `${id}${pascalKey(method)}` : id,
+    resource,
+  };
+}
+
+interface StandardResponse {
+  /** Name under components.responses. */
+  name: string;
+  status: string;
+  description: string;
+}
+
+/** The answers the guards and Fastify give on every route they apply to, per version. */
+function standardResponses(version: ApiVersion): Record<string, StandardResponse> {
+  const list: StandardResponse[] = [
+    {
+      name: 'Unauthenticated',
+      status: '401',
+      description: `Missing or invalid bearer token: \`${ErrorMessages.unauthenticated}\``,
+    },
+    {
+      name: 'EnterpriseForbidden',
+      status: '403',
+      description:
+        `The \`${ENTERPRISE_HEADER_NAME[version]}\` header is missing (\`${ErrorMessages.enterpriseHeaderRequired(version)}\`), ` +
+        `or is not the id of an enterprise the caller belongs to (\`${ErrorMessages.forbidden}\`).`,
+    },
+    { name: 'MalformedJson', status: '400', description: `Malformed JSON: \`${ErrorMessages.malformedJson}\`` },
+    {
+      name: 'PayloadTooLarge',
+      status: '413',
+      description: `The body is larger than 1 MiB: \`${ErrorMessages.payloadTooLarge}\``,
+    },
+    {
+      name: 'UnsupportedMediaType',
+      status: '415',
+      description: `The body is not JSON: \`${ErrorMessages.unsupportedMediaType}\``,
+    },
+    {
+      name: 'TooManyRequests',
+      status: '429',
+      description: `Rate limit exceeded: \`${ErrorMessages.tooManyAttempts}\``,
+    },
+    {
+      name: 'ServerError',
+      status: '500',
+      description: `Unexpected failure: \`${ErrorMessages.serverError}\` (never internals).`,
+    },
+  ];
+  return Object.fromEntries(list.map((r) => [r.name, r]));
+}
+
+function rateLimitHeaders(status: string): JsonObject {
+  const headers: JsonObject = {};
+  for (const name of Object.keys(RATE_LIMIT_HEADERS)) {
+    headers[name] = BEFORE_GUARDS.has(status)
+      ? { ...RATE_LIMIT_HEADERS[name as keyof typeof RATE_LIMIT_HEADERS], required: false }
+      : { $ref: `#/components/headers/${name}` };
+  }
+  if (status === '429') {
+    for (const name of Object.keys(RETRY_HEADERS)) headers[name] = { $ref: `#/components/headers/${name}` };
+  }
+  return headers;
+}
+
+/** components.responses of a version: the standard answers, with their rate-limit headers. */
+function responseComponents(version: ApiVersion): JsonObject {
+  return Object.fromEntries(
+    Object.values(standardResponses(version)).map((r) => [
+      r.name,
+      {
+        description: r.description,
+        headers: rateLimitHeaders(r.status),
+        content: { 'application/json': { schema: ERROR_REF } },
+      },
+    ]),
+  );
+}
+
+function completeOperation(
+  operation: JsonObject,
+  facts: RouteFacts,
+  method: string,
+  path: string,
+  version: ApiVersion,
+): JsonObject {
+  operation.operationId = facts.operationId;
+  for (const key of ['summary', 'description'] as const) {
+    if (typeof operation[key] === 'string') operation[key] = operation[key].replaceAll('{resource}', facts.resource);
+  }
+  operation.security = facts.isPublic ? [] : [{ bearer: [] }];
+  const responses = objectAt(operation, 'responses');
+  const parameters = Array.isArray(operation.parameters) ? (operation.parameters as JsonObject[]) : [];
+  const standard = standardResponses(version);
+  const add = (name: string): void => {
+    const response = standard[name];
+    if (!response) return;
+    const existing = responses[response.status];
+    if (isObject(existing)) {
+      // The route declares this status for reasons of its own: one answer, both reasons.
+      existing.description = `${String(existing.description)}\n\n${response.description}`;
+    } else if (facts.rateLimited || BEFORE_GUARDS.has(response.status)) {
+      responses[response.status] = { $ref: `#/components/responses/${name}` };
+    } else {
+      responses[response.status] = {
+        description: response.description,
+        content: { 'application/json': { schema: ERROR_REF } },
+      };
+    }
+  };
+  if (!facts.isPublic) {
+    add('Unauthenticated');
+    if (!facts.withoutEnterprise) {
+      parameters.unshift({ $ref: '#/components/parameters/EnterpriseHeader' });
+      add('EnterpriseForbidden');
+    }
+  }
+  for (const name of path.match(/\{[^}]+\}/g) ?? []) {
+    const param = name.slice(1, -1);
+    if (!parameters.some((p) => p.in === 'path' && p.name === param)) {
+      parameters.push({ name: param, in: 'path', required: true, schema: { type: 'string' } });
+    }
+  }
+  if (WITH_BODY.has(method)) {
+    // Webhook bodies are kept as bytes whatever their type: only their size can fail early.
+    if (!path.startsWith(WEBHOOK_PATH_PREFIX)) add('MalformedJson');
+    add('PayloadTooLarge');
+    if (!path.startsWith(WEBHOOK_PATH_PREFIX)) add('UnsupportedMediaType');
+  }
+  if (facts.rateLimited) add('TooManyRequests');
+  add('ServerError');
+  if (facts.rateLimited) {
+    for (const [status, response] of Object.entries(responses)) {
+      if (isObject(response) && response.$ref === undefined) response.headers = rateLimitHeaders(status);
+    }
+  }
+  operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+  if (parameters.length > 0) operation.parameters = parameters;
+  else delete operation.parameters;
+  return operation;
+}
+
+function enterpriseHeader(version: ApiVersion): JsonObject {
+  return {
+    name: ENTERPRISE_HEADER_NAME[version],
+    in: 'header',
+    required: true,
+    description: `The enterprise to act in: an \`id\` from \`GET /api/${version}/enterprises\`.`,
+    schema: { type: 'string', format: 'uuid' },
+  };
+}
+
+function sortPaths(paths: Record<string, JsonObject>): Record<string, JsonObject> {
+  const order = (path: string) => (path.startsWith('/api/v') ? 0 : path.startsWith('/api/') ? 1 : 2);
+  return Object.fromEntries(Object.entries(paths).sort(([a], [b]) => order(a) - order(b)));
+}
+
+/** Request bodies built from validation rules carry a `title`: they become named components. */
+function liftRequestSchemas(document: OpenApiDocument): void {
+  const schemas = objectAt(objectAt(document, 'components'), 'schemas');
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      const body = operation.requestBody;
+      if (!isObject(body)) continue;
+      for (const media of Object.values(objectAt(body, 'content'))) {
+        if (!isObject(media) || !isObject(media.schema) || typeof media.schema.title !== 'string') continue;
+        const name = media.schema.title;
+        schemas[name] = media.schema;
+        media.schema = { $ref: `#/components/schemas/${name}` };
+      }
+    }
+  }
+}
+
+/** Responses are exact (R3: absent values are null, never missing): no undocumented keys. */
+function closeResponseObjects(document: OpenApiDocument): void {
+  const schemas = objectAt(objectAt(document, 'components'), 'schemas');
+  for (const schema of Object.values(schemas)) {
+    if (isObject(schema) && isObject(schema.properties) && !('additionalProperties' in schema)) {
+      schema.additionalProperties = false;
+    }
+  }
+}
+
+/** The v1 shape of every record schema: R2's renaming, exactly as the casing step does it. */
+function caseV1Schemas(document: OpenApiDocument): void {
+  const schemas = objectAt(objectAt(document, 'components'), 'schemas');
+  for (const [name, schema] of Object.entries(schemas)) {
+    const casing = v1CasingOf(name);
+    if (casing === undefined || !isObject(schema) || !isObject(schema.properties)) continue;
+    const key = (k: string) => v1Key(k, casing);
+    schema.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [key(k), v]));
+    if (Array.isArray(schema.required)) schema.required = (schema.required as string[]).map(key);
+  }
+}
+
+const TIMESTAMPS = new Set(['created_at', 'updated_at']);
+
+function v1Key(key: string, casing: RecordCasing): string {
+  return casing.lowercaseTimestamps && TIMESTAMPS.has(key) ? key : pascalKey(key);
+}
+
+/** @nestjs/swagger writes 3.0's `nullable`; 3.1 (JSON Schema 2020-12) says `type: [..., 'null']`. */
+function toOpenApi31(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) toOpenApi31(item);
+    return;
+  }
+  if (!isObject(node)) return;
+  for (const value of Object.values(node)) toOpenApi31(value);
+  if (node.nullable !== true) return;
+  delete node.nullable;
+  const allOf: unknown = node.allOf;
+  const ref: unknown = typeof node.$ref === 'string' ? { $ref: node.$ref } : Array.isArray(allOf) ? allOf[0] : null;
+  if (isObject(ref)) {
+    // A nullable reference: the record or null.
+    const description = node.description;
+    for (const key of Object.keys(node)) delete node[key];
+    node.oneOf = [ref, { type: 'null' }];
+    if (description !== undefined) node.description = description;
+  } else if (typeof node.type === 'string') {
+    node.type = [node.type, 'null'];
+    if (Array.isArray(node.enum)) node.enum = [...(node.enum as unknown[]), null];
+  } else {
+    throw new Error(`OpenAPI: cannot make ${JSON.stringify(node)} nullable`);
+  }
+}
+
+/** Drops the components no operation of this version uses (the other version's bodies). */
+function pruneComponents(document: OpenApiDocument): void {
+  const components = objectAt(document, 'components');
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (!isObject(node)) return;
+    if (typeof node.$ref === 'string' && !used.has(node.$ref)) {
+      used.add(node.$ref);
+      const [, , kind = '', name = ''] = node.$ref.split('/');
+      visit(objectAt(components, kind)[name]);
+    }
+    for (const value of Object.values(node)) visit(value);
+  };
+  visit(document.paths);
+  for (const kind of ['schemas', 'parameters', 'headers', 'responses']) {
+    const group = objectAt(components, kind);
+    for (const name of Object.keys(group)) {
+      if (!used.has(`#/components/${kind}/${name}`)) delete group[name];
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import { capitaliseWords, upperFirst } from '../common/contacts/labels.js';
+import type { Collection, ContactCollections } from '../common/contacts/contact.presenter.js';
+
+/** The person columns a record needs; the first name still encrypted. */
+export const PERSON_COLUMNS = `p.id, p.enterprise_id, p.title, p.first_name_encrypted, p.middle_name, p.last_name,
+  p.salutation, p.maiden_name, p.birthday, p.gender, p.licence, p.licence_card, p.licence_state, p.licence_expiry,
+  p.dependents, p.dependents_ages, p.marital_status, p.residency_status, p.created_at, p.updated_at`;
+
+export interface PersonRow {
+  id: string;
+  enterprise_id: string | null;
+  title: string | null;
+  first_name_encrypted: string | null;
+  middle_name: string | null;
+  last_name: string | null;
+  salutation: string | null;
+  maiden_name: string | null;
+  /** `date` columns arrive as `YYYY-MM-DD` (database/pg-types.ts). */
+  birthday: string | null;
+  gender: string | null;
+  licence: string | null;
+  licence_card: string | null;
+  licence_state: string | null;
+  licence_expiry: string | null;
+  dependents: number | null;
+  dependents_ages: string | null;
+  marital_status: string | null;
+  residency_status: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface FinancialRow {
+  id: string;
+  type: string;
+  /** numeric(14,2): the decimal string PostgreSQL returns, two places. */
+  amount: string;
+  category: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface FinancialRecord {
+  id: string;
+  type: string;
+  amount: string;
+  category: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The canonical (v2) person of spec 2.5. */
+export interface PersonRecord extends ContactCollections {
+  id: string;
+  enterprise_id: string | null;
+  title: string | null;
+  first_name: string | null;
+  middle_name: string | null;
+  last_name: string | null;
+  salutation: string | null;
+  maiden_name: string | null;
+  birthday: string | null;
+  gender: string | null;
+  licence: string | null;
+  licence_card: string | null;
+  licence_state: string | null;
+  licence_expiry: string | null;
+  dependents: number | null;
+  dependents_ages: string | null;
+  marital_status: string | null;
+  residency_status: string | null;
+  created_at: string;
+  updated_at: string;
+  financials: Collection<FinancialRecord>;
+}
+
+/** R4: type with its first letter upper-cased, category with every word capitalised. */
+export function presentFinancial(row: FinancialRow): FinancialRecord {
+  return {
+    id: row.id,
+    type: upperFirst(row.type),
+    amount: row.amount,
+    category: row.category === null ? null : capitaliseWords(row.category),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Builds the person record from its row, its decrypted first name and its nested collections
+ * (already in R4 order; financials already limited to amounts above zero).
+ */
+export function presentPerson(
+  row: PersonRow,
+  firstName: string | null,
+  contacts: ContactCollections,
+  financials: FinancialRecord[],
+): PersonRecord {
+  return {
+    id: row.id,
+    enterprise_id: row.enterprise_id,
+    title: row.title,
+    first_name: firstName,
+    middle_name: row.middle_name,
+    last_name: row.last_name,
+    salutation: row.salutation,
+    maiden_name: row.maiden_name,
+    birthday: row.birthday,
+    gender: row.gender,
+    licence: row.licence,
+    licence_card: row.licence_card,
+    licence_state: row.licence_state,
+    licence_expiry: row.licence_expiry,
+    dependents: row.dependents,
+    dependents_ages: row.dependents_ages,
+    marital_status: row.marital_status,
+    residency_status: row.residency_status,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    phone_numbers: contacts.phone_numbers,
+    emails: contacts.emails,
+    addresses: contacts.addresses,
+    financials: { data: financials },
+  };
+}

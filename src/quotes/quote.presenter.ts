@@ -1,0 +1,32 @@
+import type { ApplicationRecord } from '../applications/application.presenter.js';
+
+export interface QuoteRow {
+  id: string;
+  enterprise_id: string;
+  application_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The canonical (v2) quote of spec 2.8. `application` is absent when it was not loaded (R5). */
+export interface QuoteRecord {
+  id: string;
+  enterprise_id: string;
+  application?: ApplicationRecord | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * `application`: the embedded application, `null` when the quote has none, or `undefined` when
+ * it was not loaded (the v2 list), which leaves the key out.
+ */
+export function presentQuote(row: QuoteRow, application: ApplicationRecord | null | undefined): QuoteRecord {
+  return {
+    id: row.id,
+    enterprise_id: row.enterprise_id,
+    ...(application === undefined ? {} : { application }),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

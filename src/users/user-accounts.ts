@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { hashPassword } from '../common/auth/password-hasher.js';
+
+export class AccountError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AccountError';
+  }
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface NewUser {
+  email: string;
+  name: string;
+  password: string;
+}
+
+/** Operator actions on accounts (the API cannot create or change them). */
+export class UserAccounts {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async create(input: NewUser): Promise<string> {
+    if (!EMAIL.test(input.email)) throw new AccountError('The email must be a valid email address.');
+    if (input.password.length < 8) throw new AccountError('The password must be at least 8 characters.');
+    const id = randomUUID();
+    const hash = await hashPassword(input.password);
+    const inserted: unknown[] = await this.dataSource.query(
+      `INSERT INTO users (id, name, email, password_hash) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING RETURNING id`,
+      [id, input.name, input.email, hash],
+    );
+    if (inserted.length === 0) throw new AccountError(`A user with the email ${input.email} exists already.`);
+    return id;
+  }
+
+  /** Sets a new password and deletes all of the user's tokens (R12). */
+  async changePassword(email: string, password: string): Promise<void> {
+    if (password.length < 8) throw new AccountError('The password must be at least 8 characters.');
+    const hash = await hashPassword(password);
+    await this.dataSource.transaction(async (manager) => {
+      const userId = await this.userIdByEmail(manager, email);
+      await manager.query(`UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, [userId, hash]);
+      await manager.query(`DELETE FROM access_tokens WHERE user_id = $1`, [userId]);
+    });
+  }
+
+  async addMembership(email: string, enterpriseId: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const userId = await this.userIdByEmail(manager, email);
+      const found: unknown[] = await manager.query(`SELECT 1 FROM enterprises WHERE id::text = $1`, [enterpriseId]);
+      if (found.length === 0) throw new AccountError(`No enterprise has the id ${enterpriseId}.`);
+      await manager.query(`INSERT INTO memberships (user_id, enterprise_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+        userId,
+        enterpriseId,
+      ]);
+    });
+  }
+
+  private async userIdByEmail(manager: EntityManager, email: string): Promise<string> {
+    const rows: { id: string }[] = await manager.query(`SELECT id FROM users WHERE lower(email) = lower($1)`, [email]);
+    const row = rows[0];
+    if (!row) throw new AccountError(`No user has the email ${email}.`);
+    return row.id;
+  }
+}

@@ -1,0 +1,30 @@
+export interface UserRow {
+  id: string;
+  name: string;
+  email: string;
+  is_active: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface UserRecord {
+  id: string;
+  name: string;
+  email: string;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export const USER_COLUMNS = 'u.id, u.name, u.email, u.is_active, u.created_at, u.updated_at';
+
+export function presentUser(row: UserRow): UserRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    is_active: row.is_active === 1,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { runCliProcess } from '../helpers/run-cli.js';
+import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
+
+describe('bearer authentication and the enterprise header', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const fixture = tenantDocument();
+    tenant = fixture.tenant;
+    await importFixture(t, fixture.doc);
+    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const get = (url: string, headers: Record<string, string>) => t.app.inject({ method: 'GET', url, headers });
+
+  it.each([
+    ['no Authorization header', {}],
+    ['a non-bearer scheme', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
+    ['a malformed token', { authorization: 'Bearer not-a-token' }],
+    ['an unknown token id', { authorization: 'Bearer 00000000-0000-4000-8000-000000000000|' + 'a'.repeat(48) }],
+  ])('answers 401 Unauthenticated. with %s, in both versions', async (_name, headers) => {
+    for (const version of ['v1', 'v2'] as const) {
+      const res = await get(`/api/${version}/users`, {
+        ...headers,
+        [version === 'v1' ? 'EnterpriseID' : 'X-Enterprise-Id']: tenant.enterpriseId,
+      });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ message: 'Unauthenticated.' });
+    }
+  });
+
+  it('answers 401 when the secret part is wrong for a real token id', async () => {
+    const [id] = token.split('|');
+    const res = await get('/api/v2/enterprises', { authorization: `Bearer ${id}|${'b'.repeat(48)}` });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('checks the token before the enterprise header (R9)', async () => {
+    const res = await get('/api/v2/users', {});
+    expect(res.statusCode).toBe(401);
+  });
+
+  it.each([
+    ['v2', 'The X-Enterprise-Id header is required.'],
+    ['v1', 'The EnterpriseID header is required.'],
+  ] as const)('%s: a missing enterprise header is 403 naming the header', async (version, message) => {
+    const res = await get(`/api/${version}/users`, apiHeaders(version, token));
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ message });
+  });
+
+  it('reads each version its own header name only', async () => {
+    const v2WithV1Header = await get('/api/v2/users', {
+      ...apiHeaders('v2', token),
+      EnterpriseID: tenant.enterpriseId,
+    });
+    expect(v2WithV1Header.json()).toEqual({ message: 'The X-Enterprise-Id header is required.' });
+    const v1WithV2Header = await get('/api/v1/users', {
+      ...apiHeaders('v1', token),
+      'X-Enterprise-Id': tenant.enterpriseId,
+    });
+    expect(v1WithV2Header.json()).toEqual({ message: 'The EnterpriseID header is required.' });
+  });
+
+  it.each([
+    ['not a UUID', 'acme'],
+    ['an enterprise the caller is not a member of', 'other'],
+    ['an enterprise that does not exist', '00000000-0000-4000-8000-00000000dead'],
+  ])('the header naming %s is 403 Forbidden.', async (_name, value) => {
+    const enterprise = value === 'other' ? tenant.otherEnterpriseId : value;
+    for (const version of ['v1', 'v2'] as const) {
+      const res = await get(`/api/${version}/users`, apiHeaders(version, token, enterprise));
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({ message: 'Forbidden.' });
+    }
+  });
+
+  it('accepts the header in upper case letters', async () => {
+    const res = await get('/api/v2/users', apiHeaders('v2', token, tenant.enterpriseId.toUpperCase()));
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('rejects the tokens of a user made inactive (R12)', async () => {
+    const fixture = tenantDocument();
+    await importFixture(t, fixture.doc);
+    const userToken = await loginToken(t.app, fixture.tenant.user.email, fixture.tenant.user.password);
+    expect((await get('/api/v2/enterprises', apiHeaders('v2', userToken))).statusCode).toBe(200);
+    await importFixture(t, {
+      users: [{ id: fixture.tenant.user.id, name: 'Ann Broker', email: fixture.tenant.user.email, is_active: false }],
+    });
+    const res = await get('/api/v2/enterprises', apiHeaders('v2', userToken));
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ message: 'Unauthenticated.' });
+  });
+
+  it('rejects every token issued before `user:password` changed the password (R12)', async () => {
+    const fixture = tenantDocument();
+    await importFixture(t, fixture.doc);
+    const first = await loginToken(t.app, fixture.tenant.user.email, fixture.tenant.user.password);
+    const second = await loginToken(t.app, fixture.tenant.user.email, fixture.tenant.user.password);
+    const run = await runCliProcess(
+      ['user:password', '--email', fixture.tenant.user.email, '--password', 'a-brand-new-password'],
+      { DATABASE_URL: t.database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY },
+    );
+    expect(run.code).toBe(0);
+    for (const old of [first, second]) {
+      expect((await get('/api/v2/enterprises', apiHeaders('v2', old))).statusCode).toBe(401);
+    }
+    const fresh = await loginToken(t.app, fixture.tenant.user.email, 'a-brand-new-password');
+    expect((await get('/api/v2/enterprises', apiHeaders('v2', fresh))).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+const APP_URL = 'https://api.example.com';
+const TOTAL = 250;
+const RESOURCES = ['people', 'organisations', 'applications', 'quotes'] as const;
+type Resource = (typeof RESOURCES)[number];
+
+const { doc, tenant } = tenantDocument();
+const OWN = tenant.enterpriseId;
+
+/** Three records share each timestamp, so the order within a timestamp rests on the id alone. */
+const createdAt = (i: number) => new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 60_000).toISOString();
+
+function records(enterpriseId: string, count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    id: randomUUID(),
+    enterprise_id: enterpriseId,
+    created_at: createdAt(i),
+  }));
+}
+
+const own: Record<Resource, { id: string; enterprise_id: string; created_at: string }[]> = {
+  people: records(OWN, TOTAL),
+  organisations: records(OWN, TOTAL),
+  applications: records(OWN, TOTAL),
+  quotes: records(OWN, TOTAL),
+};
+const other = Object.fromEntries(RESOURCES.map((r) => [r, records(tenant.otherEnterpriseId, 3)])) as typeof own;
+
+const fixture = {
+  ...doc,
+  people: [...own.people, ...other.people],
+  organisations: [...own.organisations, ...other.organisations].map((o, i) => ({ ...o, legal_name: `Org ${i}` })),
+  applications: [...own.applications, ...other.applications],
+  quotes: [...own.quotes, ...other.quotes],
+};
+
+/** R7: newest first, then id descending (PostgreSQL orders uuids as their lower-case hex text). */
+const expectedOrder = (resource: Resource): string[] =>
+  [...own[resource]]
+    .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
+    .map((r) => r.id);
+
+const envelope = (version: 'v1' | 'v2', resource: Resource, page: number, from: number | null, to: number | null) => {
+  const path = `${APP_URL}/api/${version}/${resource}`;
+  return {
+    links: {
+      first: `${path}?page=1`,
+      last: `${path}?page=3`,
+      prev: page > 1 ? `${path}?page=${page - 1}` : null,
+      next: page < 3 ? `${path}?page=${page + 1}` : null,
+    },
+    meta: { current_page: page, from, to, last_page: 3, path, per_page: 100, total: TOTAL },
+  };
+};
+
+describe('pagination of the read resources over 250 records (R7)', () => {
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ APP_URL: `${APP_URL}/` });
+    await importFixture(t, fixture);
+    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const list = async (version: 'v1' | 'v2', resource: Resource, query: string) => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/${version}/${resource}${query}`,
+      headers: apiHeaders(version, token, OWN),
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json<{ data: Record<string, unknown>[]; links: unknown; meta: unknown }>();
+    const idKey = version === 'v1' ? 'ID' : 'id';
+    return { ids: body.data.map((r) => r[idKey]), links: body.links, meta: body.meta, keys: Object.keys(body) };
+  };
+
+  const cases = RESOURCES.flatMap((resource) => (['v1', 'v2'] as const).map((version) => [resource, version] as const));
+
+  describe.each(cases)('%s (%s)', (resource, version) => {
+    const order = expectedOrder(resource);
+
+    it.each([
+      ['page 1 (no page)', '', 1, 0, 100],
+      ['page 2', '?page=2', 2, 100, 200],
+      ['page 3, the last and partial', '?page=3', 3, 200, 250],
+    ])('%s: exact records, links and meta', async (_name, query, page, start, end) => {
+      const body = await list(version, resource, query);
+      expect(body.keys).toStrictEqual(['data', 'links', 'meta']);
+      expect(body.ids).toStrictEqual(order.slice(start, end));
+      expect({ links: body.links, meta: body.meta }).toStrictEqual(envelope(version, resource, page, start + 1, end));
+    });
+
+    it.each([
+      ['page=4', '?page=4', 4],
+      ['page=9', '?page=9', 9],
+    ])('past the end (%s): empty data, prev is the page before, next null', async (_name, query, page) => {
+      const body = await list(version, resource, query);
+      expect(body.ids).toStrictEqual([]);
+      expect({ links: body.links, meta: body.meta }).toStrictEqual(envelope(version, resource, page, null, null));
+    });
+
+    it.each(['?page=abc', '?page=0', '?page=-2', '?page=1.5', '?page='])('%s means page 1', async (query) => {
+      const body = await list(version, resource, query);
+      expect(body.ids).toStrictEqual(order.slice(0, 100));
+      expect({ links: body.links, meta: body.meta }).toStrictEqual(envelope(version, resource, 1, 1, 100));
+    });
+
+    it('ignores per_page and drops other query parameters from the links', async () => {
+      const body = await list(version, resource, '?per_page=5&page=2&sort=id&filter[x]=1');
+      expect(body.ids).toStrictEqual(order.slice(100, 200));
+      expect({ links: body.links, meta: body.meta }).toStrictEqual(envelope(version, resource, 2, 101, 200));
+    });
+  });
+
+  it('an enterprise with no records lists an empty first page', async () => {
+    const empty = randomUUID();
+    await importFixture(t, {
+      enterprises: [{ id: empty, name: 'Empty Finance' }],
+      users: [{ id: tenant.user.id, name: 'Ann Broker', email: tenant.user.email, enterprise_ids: [OWN, empty] }],
+    });
+    for (const resource of RESOURCES) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/v2/${resource}`,
+        headers: apiHeaders('v2', token, empty),
+      });
+      const path = `${APP_URL}/api/v2/${resource}`;
+      expect(res.json()).toStrictEqual({
+        data: [],
+        links: { first: `${path}?page=1`, last: `${path}?page=1`, prev: null, next: null },
+        meta: { current_page: 1, from: null, to: null, last_page: 1, path, per_page: 100, total: 0 },
+      });
+    }
+  });
+});

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+const { doc, tenant } = tenantDocument();
+const BIG = tenant.enterpriseId;
+const SMALL = randomUUID();
+
+const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+
+/** Many nested rows per record, so a query per record would show at once. */
+function person(enterpriseId: string, i: number) {
+  return {
+    id: randomUUID(),
+    enterprise_id: enterpriseId,
+    first_name: `First ${i}`,
+    last_name: `Last ${i}`,
+    created_at: at(i),
+    phone_numbers: [1, 2, 3].map((n) => ({ id: randomUUID(), type: 'mobile', number: `0400 000 00${n}` })),
+    emails: [1, 2].map((n) => ({ id: randomUUID(), address: `p${i}-${n}@example.com` })),
+    addresses: [1, 2, 3].map((n) => ({ id: randomUUID(), type: 'Residential', line1: `${n} Main St` })),
+    financials: ['5200.00', '-10.00', '0', '99.99'].map((amount) => ({
+      id: randomUUID(),
+      type: 'income',
+      amount,
+      category: 'salary and wages',
+    })),
+  };
+}
+
+function organisation(enterpriseId: string, i: number) {
+  return {
+    id: randomUUID(),
+    enterprise_id: enterpriseId,
+    legal_name: `Org ${i}`,
+    created_at: at(i),
+    phone_numbers: [1, 2].map((n) => ({ id: randomUUID(), type: 'office', number: `02 9000 000${n}` })),
+    emails: [1, 2].map((n) => ({ id: randomUUID(), address: `o${i}-${n}@example.com` })),
+    addresses: [1, 2].map((n) => ({ id: randomUUID(), line1: `${n} George St` })),
+  };
+}
+
+function applicationWithQuotes(enterpriseId: string, i: number) {
+  const id = randomUUID();
+  const quotes = [true, true, false].map((active, n) => ({
+    id: randomUUID(),
+    enterprise_id: enterpriseId,
+    application_id: id,
+    is_active: active,
+    calculation: { asset_type: 'Motor Vehicle', financier: `Bank ${n}`, total_finance_amount: '1000.00' },
+    created_at: at(i * 3 + n),
+  }));
+  return { application: { id, enterprise_id: enterpriseId, created_at: at(i) }, quotes };
+}
+
+const big = Array.from({ length: 100 }, (_, i) => applicationWithQuotes(BIG, i));
+const small = [applicationWithQuotes(SMALL, 0)];
+const fixture = {
+  ...doc,
+  enterprises: [...(doc.enterprises ?? []), { id: SMALL, name: 'Small Finance' }],
+  users: (doc.users ?? []).map((u) => (u.id === tenant.user.id ? { ...u, enterprise_ids: [BIG, SMALL] } : u)),
+  people: [...Array.from({ length: 100 }, (_, i) => person(BIG, i)), person(SMALL, 0)],
+  organisations: [...Array.from({ length: 100 }, (_, i) => organisation(BIG, i)), organisation(SMALL, 0)],
+  applications: [...big, ...small].map((a) => a.application),
+  // Quotes: 300 in the big enterprise (100 a page), 3 in the small one.
+  quotes: [...big, ...small].flatMap((a) => a.quotes),
+};
+
+describe('a list page costs a fixed number of queries (no N+1)', () => {
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await importFixture(t, fixture);
+    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** The SQL statements one request sends, seen through TypeORM's query logging. */
+  async function queriesOf(version: 'v1' | 'v2', url: string, enterpriseId: string) {
+    const spy = jest.spyOn(t.dataSource.logger, 'logQuery');
+    try {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/${version}${url}`,
+        headers: apiHeaders(version, token, enterpriseId),
+      });
+      expect(res.statusCode).toBe(200);
+      const records = res.json<{ data: unknown[] | object }>().data;
+      return { records: Array.isArray(records) ? records.length : 1, sql: spy.mock.calls.map(([sql]) => sql) };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  /** Statements touching the resource tables; the rest are the token and membership checks. */
+  const RESOURCE_TABLES =
+    /\b(people|organisations|applications|quotes|phone_numbers|emails|addresses|financials|tenant_row_counts)\b/;
+
+  it.each([
+    ['v2', '/people', 6],
+    ['v1', '/people', 6],
+    ['v2', '/organisations', 5],
+    ['v1', '/organisations', 5],
+    ['v2', '/applications', 2],
+    ['v1', '/applications', 2],
+    ['v2', '/quotes', 2],
+    ['v1', '/quotes', 3],
+  ] as const)('%s %s: the same queries for a page of 100 as for a page of 1', async (version, url, expected) => {
+    const full = await queriesOf(version, url, BIG);
+    const single = await queriesOf(version, url, SMALL);
+    expect(full.records).toBe(100);
+    expect(single.records).toBe(url === '/quotes' ? 3 : 1);
+    expect(full.sql.length).toBe(single.sql.length);
+    expect(full.sql.filter((sql) => RESOURCE_TABLES.test(sql))).toHaveLength(expected);
+    expect(single.sql.filter((sql) => RESOURCE_TABLES.test(sql))).toHaveLength(expected);
+  });
+
+  it.each([
+    ['/people', () => fixture.people[0]?.id, 5],
+    ['/organisations', () => fixture.organisations[0]?.id, 4],
+    ['/applications', () => fixture.applications[0]?.id, 1],
+    ['/quotes', () => fixture.quotes[0]?.id, 2],
+  ] as const)('a retrieve of %s costs a fixed number of queries', async (url, id, expected) => {
+    for (const version of ['v1', 'v2'] as const) {
+      const { sql } = await queriesOf(version, `${url}/${id() ?? ''}`, BIG);
+      expect(sql.filter((statement) => RESOURCE_TABLES.test(statement))).toHaveLength(expected);
+    }
+  });
+});

@@ -1,0 +1,48 @@
+// Runs in Jest's parent process, outside its module system, so it loads the compiled code
+// (`npm test` builds first). See test-database.ts for how test files use what it prepares.
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../dist/src/database/embedded-postgres.js';
+import { openDataSource, runMigrations } from '../../dist/src/database/migration-runner.js';
+import { CHROMIUM_PATH, chromiumInstalled } from './chromium.mjs';
+import { adminUrl, TEMPLATE_DATABASE } from './test-database-names.mjs';
+
+/**
+ * With DATABASE_URL: a migrated template database that each test file clones (CREATE DATABASE
+ * ... TEMPLATE), so parallel workers never share rows. Without it: one in-memory PGlite server
+ * per worker, which each test file resets and migrates before use.
+ */
+export default async function globalSetup(globalConfig) {
+  process.env.TZ = 'UTC';
+  if (!process.env.REDIS_URL) {
+    console.log('\nREDIS_URL is not set: the suites in test/redis/ (shared rate limits) are left out.');
+  }
+  if (!chromiumInstalled()) {
+    console.log(
+      `\n${CHROMIUM_PATH} is not installed: the suite in test/browser/ (/docs in a browser) is left out. ` +
+        'apt-get install chromium to run it.',
+    );
+  }
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const admin = new pg.Client(adminUrl(url));
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+    const templateUrl = new URL(url);
+    templateUrl.pathname = `/${TEMPLATE_DATABASE}`;
+    const dataSource = await openDataSource({ url: templateUrl.toString(), poolMax: 1 });
+    await runMigrations(dataSource);
+    await dataSource.destroy();
+    return;
+  }
+  console.log('\nDATABASE_URL is not set: tests run on the embedded PostgreSQL (PGlite).');
+  console.log('The suites in test/postgres/ (killed server connections) need a real server and are left out.');
+  const servers = [];
+  for (let i = 0; i < Math.max(1, globalConfig.maxWorkers); i++) servers.push(await startEmbeddedPostgres());
+  globalThis.__EMBEDDED_SERVERS__ = servers;
+  process.env.TEST_EMBEDDED_URLS = servers.map((s) => s.url).join(',');
+}

@@ -1,0 +1,221 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { apiVersionOf, type ApiVersion } from '../../src/common/http/api-version.js';
+import type { JsonObject, OpenApiDocument } from '../../src/openapi/openapi-documents.js';
+
+// ajv-formats is CommonJS: under Node's ESM rules its default import is module.exports.
+const addFormats = ajvFormats.default;
+
+/** A response that disagrees with the document of its version. */
+export class ContractViolation extends Error {
+  override name = 'ContractViolation';
+}
+
+export interface ObservedResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+}
+
+/** Headers the API sets that a document must declare wherever they are sent. */
+const DECLARED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after', 'x-ratelimit-reset'];
+const NOT_IN_DOCUMENTS = /^\/docs(\/|$)|^\/api\/v[12]\/openapi\.json$/;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function pointer(...parts: string[]): string {
+  return parts.map((p) => `/${p.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+}
+
+function resolve(document: OpenApiDocument, value: unknown): { node: JsonObject; at: string } | undefined {
+  if (!isObject(value)) return undefined;
+  if (typeof value.$ref !== 'string') return undefined;
+  const at = value.$ref.slice(1);
+  let node: unknown = document;
+  for (const part of at.split('/').slice(1)) {
+    node = isObject(node) ? node[part.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
+  }
+  return isObject(node) ? { node, at } : undefined;
+}
+
+/**
+ * Checks responses against the OpenAPI document of their version: the path and method must be
+ * an operation (else the answer must be the 404 of an unknown path or the 405 of a known one,
+ * whose `Allow` lists exactly the documented methods), the status must be documented, the body
+ * must match its schema (response objects are closed, so an undocumented field fails), and the
+ * rate-limit headers must be declared where they are sent and sent where they are required.
+ */
+export class OpenApiContract {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly templates: Record<ApiVersion, { template: string; pattern: RegExp }[]>;
+
+  constructor(private readonly documents: Record<ApiVersion, OpenApiDocument>) {
+    addFormats(this.ajv);
+    this.templates = { v1: [], v2: [] };
+    for (const version of ['v1', 'v2'] as const) {
+      this.ajv.addSchema(documents[version], version);
+      this.templates[version] = Object.keys(documents[version].paths)
+        // Literal paths before templated ones, as the router matches them.
+        .sort((a, b) => Number(a.includes('{')) - Number(b.includes('{')))
+        .map((template) => ({
+          template,
+          pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        }));
+    }
+  }
+
+  check(method: string, url: string, response: ObservedResponse): void {
+    const path = url.split('?')[0] ?? '/';
+    if (NOT_IN_DOCUMENTS.test(path)) return;
+    const version = apiVersionOf(path) ?? 'v2';
+    const document = this.documents[version];
+    const where = `${method} ${url} -> ${response.statusCode}`;
+    const fail = (problem: string): never => {
+      throw new ContractViolation(`${where} disagrees with the ${version} OpenAPI document: ${problem}`);
+    };
+
+    const match = this.templates[version].find(({ pattern }) => pattern.test(path));
+    if (!match) {
+      if (response.statusCode !== 404) fail('the path is not documented (only a 404 may answer it)');
+      this.checkBody(version, pointer('components', 'schemas', 'Error'), response, fail);
+      return;
+    }
+    const item = document.paths[match.template] ?? {};
+    const operationMethod = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
+    const operation = item[operationMethod];
+    if (!isObject(operation)) {
+      if (response.statusCode !== 405)
+        fail(`${method} is not documented for ${match.template} (only a 405 may answer)`);
+      const documented = Object.keys(item)
+        .map((m) => m.toUpperCase())
+        .sort()
+        .join(', ');
+      if (response.headers.allow !== documented) {
+        fail(`Allow is "${String(response.headers.allow)}" but the document has ${documented}`);
+      }
+      this.checkBody(version, pointer('components', 'schemas', 'Error'), response, fail);
+      return;
+    }
+
+    const responses = isObject(operation.responses) ? operation.responses : {};
+    const status = String(response.statusCode);
+    let declared = responses[status];
+    let at = pointer('paths', match.template, operationMethod, 'responses', status);
+    if (!isObject(declared))
+      fail(`status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`);
+    const referenced = resolve(document, declared);
+    if (referenced) ({ node: declared, at } = referenced);
+    if (!isObject(declared)) return fail(`the response of ${status} cannot be resolved`);
+
+    this.checkHeaders(document, declared, response, fail);
+    const content = isObject(declared.content) ? declared.content : undefined;
+    if (content === undefined) {
+      if (response.body !== '') fail('the document declares no body, but there is one');
+      return;
+    }
+    if (method.toUpperCase() === 'HEAD') return;
+    if (!isObject(content['application/json'])) fail('the documented body is not application/json');
+    const type = String(response.headers['content-type'] ?? '');
+    if (!type.startsWith('application/json')) fail(`the body is ${type || 'untyped'}, not application/json`);
+    this.checkBody(version, `${at}${pointer('content', 'application/json', 'schema')}`, response, fail);
+  }
+
+  private checkHeaders(
+    document: OpenApiDocument,
+    declared: JsonObject,
+    response: ObservedResponse,
+    fail: (problem: string) => never,
+  ): void {
+    const headers = isObject(declared.headers) ? declared.headers : {};
+    const names = new Map(Object.keys(headers).map((name) => [name.toLowerCase(), name]));
+    for (const [lower, name] of names) {
+      const header = resolve(document, headers[name])?.node ?? headers[name];
+      if (!isObject(header)) continue;
+      const value = response.headers[lower];
+      if (value === undefined) {
+        if (header.required === true) fail(`the required header ${name} is missing`);
+        continue;
+      }
+      const schema = isObject(header.schema) ? header.schema : {};
+      if (schema.type === 'integer' && !/^\d+$/.test(String(value)))
+        fail(`header ${name} is "${String(value)}", not an integer`);
+    }
+    for (const lower of DECLARED_HEADERS) {
+      if (response.headers[lower] !== undefined && !names.has(lower))
+        fail(`the header ${lower} is sent but not documented`);
+    }
+  }
+
+  private checkBody(
+    version: ApiVersion,
+    at: string,
+    response: ObservedResponse,
+    fail: (problem: string) => never,
+  ): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(response.body);
+    } catch {
+      return fail(`the body is not JSON: ${response.body.slice(0, 200)}`);
+    }
+    const key = `${version}#${at}`;
+    let validate = this.validators.get(key);
+    if (validate === undefined) {
+      validate = this.ajv.compile({ $ref: key });
+      this.validators.set(key, validate);
+    }
+    if (!validate(body)) {
+      const errors = (validate.errors ?? [])
+        .slice(0, 5)
+        .map((e) => `body${e.instancePath} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+      fail(`${errors.join('; ')}\nbody: ${response.body.slice(0, 500)}`);
+    }
+  }
+}
+
+type Inject = NestFastifyApplication['inject'];
+type InjectArgument = Exclude<Parameters<Inject>[0], undefined>;
+
+function requestOf(options: InjectArgument): { method: string; url: string } {
+  if (typeof options === 'string') return { method: 'GET', url: options };
+  const target = options.url ?? options.path ?? '/';
+  const url = typeof target === 'string' ? target : (target.pathname ?? '/');
+  return { method: (options.method ?? 'GET').toUpperCase(), url };
+}
+
+/** The documents the application serves, fetched without going through the check. */
+export async function servedDocuments(inject: Inject): Promise<Record<ApiVersion, OpenApiDocument>> {
+  const documents = {} as Record<ApiVersion, OpenApiDocument>;
+  for (const version of ['v1', 'v2'] as const) {
+    const res = await inject({ method: 'GET', url: `/api/${version}/openapi.json` });
+    if (res.statusCode !== 200) throw new Error(`/api/${version}/openapi.json answered ${res.statusCode}`);
+    documents[version] = res.json<OpenApiDocument>();
+  }
+  return documents;
+}
+
+/**
+ * From now on, every response `app.inject` gives is checked against the documents the app
+ * serves; a disagreement rejects the call, so the test that made it fails.
+ */
+export function checkResponsesAgainstOpenApi(app: NestFastifyApplication): NestFastifyApplication {
+  // The Nest application is a proxy that refuses new properties; its inject is the adapter's.
+  const adapter = app.getHttpAdapter() as unknown as { inject: Inject };
+  const original: Inject = adapter.inject.bind(adapter);
+  let contract: Promise<OpenApiContract> | undefined;
+  const checked = (options?: InjectArgument) => {
+    if (options === undefined) return original();
+    return original(options).then(async (response) => {
+      contract ??= servedDocuments(original).then((documents) => new OpenApiContract(documents));
+      const { method, url } = requestOf(options);
+      (await contract).check(method, url, response);
+      return response;
+    });
+  };
+  adapter.inject = checked as Inject;
+  return app;
+}

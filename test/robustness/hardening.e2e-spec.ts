@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import helmet from '@fastify/helmet';
+import Fastify from 'fastify';
+import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/app.factory.js';
+import { relaxHeadersForPages, SECURITY_HEADERS } from '../../src/common/security/security-headers.js';
+import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+const JSON_CSP = "default-src 'none';frame-ancestors 'none'";
+
+describe('hardening: headers, CORS, limits, timeouts', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let token = '';
+  let base = '';
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const fixture = tenantDocument();
+    tenant = fixture.tenant;
+    await importFixture(t, fixture.doc);
+    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.getHttpServer().address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it.each([
+    ['a list', '/api/v2/users', true, 200],
+    ['a 401', '/api/v1/leads', false, 401],
+    ['a 404 route', '/api/v2/nothing', false, 404],
+    ['the health check', '/health', false, 200],
+  ])('%s carries the security headers and no framework banner, over a real socket', async (_n, path, auth, status) => {
+    const res = await fetch(`${base}${path}`, {
+      headers: auth ? apiHeaders('v2', token, tenant.enterpriseId) : {},
+    });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-security-policy')).toBe(JSON_CSP);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=\d+/);
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+    expect(res.headers.get('server')).toBeNull();
+    if (path.startsWith('/api/')) expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('sends no CORS headers when CORS_ORIGINS is unset, on a request or a preflight', async () => {
+    const origin = 'https://evil.example.com';
+    const get = await fetch(`${base}/api/v2/enterprises`, { headers: { ...apiHeaders('v2', token), origin } });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await fetch(`${base}/api/v2/leads`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
+    expect(preflight.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it.each([
+    ['v2 leads', '/api/v2/leads', true],
+    ['v1 leads', '/api/v1/leads', true],
+    ['provider A webhook', '/api/webhooks/signprovider-a', false],
+  ])('refuses a body over 1 MiB on %s with 413 {message}', async (_n, url, auth) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', ...(auth ? apiHeaders('v2', token, tenant.enterpriseId) : {}) },
+      payload: JSON.stringify({ title: 'x'.repeat(1024 * 1024) }),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({ message: 'The request body is larger than 1 MiB.' });
+  });
+
+  it('bounds how long a client may take to send a request and how long an idle connection stays', () => {
+    const server = t.app.getHttpServer();
+    expect(server.requestTimeout).toBe(REQUEST_TIMEOUT_MS);
+    expect(server.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
+    expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
+    expect(HEADERS_TIMEOUT_MS).toBeLessThanOrEqual(REQUEST_TIMEOUT_MS);
+  });
+
+  it('v2 key normalisation: 64 levels pass, 65 are a 400, and 100,000 levels do not overflow the stack', async () => {
+    const headers = { ...apiHeaders('v2', token, tenant.enterpriseId), 'content-type': 'application/json' };
+    const nested = (levels: number) => `${'{"A":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+    const post = (extra: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v2/leads',
+        headers,
+        payload: `{"Title":"T","Person":"P","Extra":${extra}}`,
+      });
+    expect((await post(nested(63))).statusCode).toBe(201);
+    const tooDeep = await post(nested(64));
+    expect(tooDeep.statusCode).toBe(400);
+    expect(tooDeep.json()).toEqual({
+      message: 'The request body is nested too deeply: at most 64 levels of objects and arrays are allowed.',
+    });
+    const huge = await post(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    expect(huge.statusCode).toBe(400);
+  });
+});
+
+describe('CORS when CORS_ORIGINS is set', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ CORS_ORIGINS: 'https://crm.example.com, http://localhost:8080' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers a preflight from a listed origin with the API headers allowed', async () => {
+    const res = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v2/leads',
+      headers: {
+        origin: 'https://crm.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,x-enterprise-id,content-type',
+      },
+    });
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('https://crm.example.com');
+    expect(String(res.headers['access-control-allow-headers'])).toMatch(/X-Enterprise-Id/);
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
+  it('exposes the rate-limit headers to a listed origin, and gives nothing to another one', async () => {
+    const listed = await t.app.inject({ method: 'GET', url: '/health', headers: { origin: 'http://localhost:8080' } });
+    expect(listed.headers['access-control-allow-origin']).toBe('http://localhost:8080');
+    expect(String(listed.headers['access-control-expose-headers'])).toMatch(/X-RateLimit-Remaining/);
+    const other = await t.app.inject({
+      method: 'GET',
+      url: '/health',
+      headers: { origin: 'https://evil.example.com' },
+    });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('security headers of pages outside the JSON API', () => {
+  it('gives an HTML route (such as API docs) helmet’s default policy, and the API the strict one', async () => {
+    const fastify = Fastify();
+    relaxHeadersForPages(fastify);
+    await fastify.register(helmet, SECURITY_HEADERS);
+    fastify.get('/docs', (_req, reply) => reply.type('text/html').send('<html></html>'));
+    fastify.get('/api/v2/things', () => ({ data: [] }));
+    const page = await fastify.inject({ method: 'GET', url: '/docs' });
+    expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    expect(page.headers['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);
+    const api = await fastify.inject({ method: 'GET', url: '/api/v2/things' });
+    expect(api.headers['content-security-policy']).toBe(JSON_CSP);
+    await fastify.close();
+  });
+});
+
+describe('inputs the fuzz suite found answering 500 (now 4xx)', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let token = '';
+  beforeAll(async () => {
+    t = await createTestApp();
+    const fixture = tenantDocument();
+    tenant = fixture.tenant;
+    await importFixture(t, fixture.doc);
+    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('an unpaired surrogate as a lead email is a 400 naming the field', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/leads',
+      headers: { ...apiHeaders('v2', token, tenant.enterpriseId), 'content-type': 'application/json' },
+      payload: '{"title":"T","person":"P","email":"\\ud800"}',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json<{ errors: Record<string, string[]> }>().errors.email).toContain(
+      'The email field must be a valid email address.',
+    );
+  });
+
+  it('an unpaired surrogate as the login email is a 422', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":"a\\ud800@example.com","password":"x"}',
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({
+      message: 'The email field must be a valid email address.',
+      errors: { email: ['The email field must be a valid email address.'] },
+    });
+  });
+
+  it('a QUERY request without a Content-Type is a 415', async () => {
+    const res = await t.app.inject({ method: 'QUERY' as 'GET', url: '/api/v2/register' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ message: 'The request body must be JSON (Content-Type: application/json).' });
+  });
+});

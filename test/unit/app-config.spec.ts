@@ -1,0 +1,108 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { loadConfig } from '../../src/config/app-config.js';
+import { ConfigError } from '../../src/config/config-error.js';
+
+const KEY = `base64:${Buffer.alloc(32, 1).toString('base64')}`;
+const HEX_KEY = 'ab'.repeat(32);
+const PG = 'postgres://postgres@127.0.0.1:5432/app';
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ DATABASE_URL: PG, APP_KEY: KEY });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: PG,
+      redisUrl: undefined,
+      rateLimitPerMinute: 60,
+      trustProxy: false,
+      migrationsRun: true,
+      logLevel: 'info',
+      v1LegacyUserLookup: false,
+      webConcurrency: 1,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: PG,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      APP_KEY: HEX_KEY,
+      APP_PREVIOUS_KEYS: `${KEY}, ${'cd'.repeat(32)}`,
+      APP_URL: 'https://api.example.com/',
+      SIGNPROVIDER_A_SECRET: 'shh',
+      RATE_LIMIT_PER_MINUTE: '120',
+      TRUST_PROXY: 'true',
+      MIGRATIONS_RUN: 'false',
+      LOG_LEVEL: 'debug',
+      V1_LEGACY_USER_LOOKUP: '1',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.encryptionKeys).toHaveLength(3);
+    expect(config.encryptionKeys[0]?.toString('hex')).toBe(HEX_KEY);
+    expect(config.appUrl).toBe('https://api.example.com');
+    expect(config.signProviderASecret).toBe('shh');
+    expect(config.rateLimitPerMinute).toBe(120);
+    expect(config.trustProxy).toBe(true);
+    expect(config.migrationsRun).toBe(false);
+    expect(config.v1LegacyUserLookup).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'Invalid configuration: PORT must be a port number.'],
+    [{ PORT: '70000' }, 'Invalid configuration: PORT must be between 0 and 65535.'],
+    [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a postgres:// or postgresql:// URL.'],
+    [{ REDIS_URL: 'http://x' }, 'Invalid configuration: REDIS_URL must be a redis:// or rediss:// URL.'],
+    [{ APP_URL: 'ftp://x' }, 'Invalid configuration: APP_URL must be an http:// or https:// URL.'],
+    [{ RATE_LIMIT_PER_MINUTE: '0' }, 'Invalid configuration: RATE_LIMIT_PER_MINUTE must be between 1 and 1000000.'],
+    [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false.'],
+    [{ MIGRATIONS_RUN: 'sometimes' }, 'Invalid configuration: MIGRATIONS_RUN must be true or false.'],
+    [{ V1_LEGACY_USER_LOOKUP: '2' }, 'Invalid configuration: V1_LEGACY_USER_LOOKUP must be true or false.'],
+    [
+      { LOG_LEVEL: 'loud' },
+      'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.',
+    ],
+    [
+      { APP_KEY: 'short' },
+      'Invalid configuration: APP_KEY must be 32 bytes written as base64:<base64> or 64 hex characters.',
+    ],
+    [
+      { APP_PREVIOUS_KEYS: `${KEY},nope` },
+      'Invalid configuration: APP_PREVIOUS_KEYS must be 32 bytes written as base64:<base64> or 64 hex characters.',
+    ],
+  ])('rejects %j with one line naming the variable', (override, message) => {
+    const load = () => loadConfig({ DATABASE_URL: PG, APP_KEY: KEY, ...override });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(message);
+    expect(message).not.toContain('\n');
+  });
+
+  it('refuses DATABASE_URL without APP_KEY (R23)', () => {
+    expect(() => loadConfig({ DATABASE_URL: PG })).toThrow(
+      'Invalid configuration: APP_KEY is required when DATABASE_URL is set',
+    );
+  });
+
+  it('refuses several workers on the embedded database', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fi-config-'));
+    expect(() => loadConfig({ DATA_DIR: dir, WEB_CONCURRENCY: '2' })).toThrow(
+      'WEB_CONCURRENCY above 1 needs DATABASE_URL',
+    );
+  });
+
+  it('generates the embedded key once and keeps it beside the data (R23)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fi-config-'));
+    const first = loadConfig({ DATA_DIR: dir });
+    const second = loadConfig({ DATA_DIR: dir });
+    expect(first.databaseUrl).toBeUndefined();
+    expect(first.databasePoolMax).toBe(1);
+    expect(first.encryptionKeys[0]?.length).toBe(32);
+    expect(second.encryptionKeys[0]?.equals(first.encryptionKeys[0] ?? Buffer.alloc(0))).toBe(true);
+    expect(readFileSync(join(dir, 'app-key'), 'utf8')).toMatch(/^base64:/);
+  });
+});
