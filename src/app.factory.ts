@@ -2,11 +2,12 @@ import helmet from '@fastify/helmet';
 import { VersioningType } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
-import { RouteRegistry } from './common/http/route-registry.js';
+import { ROUTER_OPTIONS, RouteRegistry } from './common/http/route-registry.js';
 import { requestId } from './common/logging/logger-options.js';
 import { corsOptions } from './common/security/cors-options.js';
 import { noStoreForApi, relaxHeadersForPages, SECURITY_HEADERS } from './common/security/security-headers.js';
@@ -36,16 +37,21 @@ export function routeRegistryOf(app: NestFastifyApplication): RouteRegistry {
 
 /** Builds the application (not listening yet); shared by main.ts and the tests. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestFastifyApplication> {
+  const routes = new RouteRegistry();
+  const errors = new ApiExceptionFilter(routes);
   const adapter = new FastifyAdapter({
+    // A path that cannot be percent-decoded: Fastify answers it before routing, through here.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      errors.reply(error, request, reply),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     genReqId: requestId,
+    routerOptions: ROUTER_OPTIONS,
   });
   const fastify = adapter.getInstance();
   fastify.server.headersTimeout = HEADERS_TIMEOUT_MS;
-  const routes = new RouteRegistry();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   // JSON only: a text body where JSON is expected is a 415 (R10), not a string to validate.
   fastify.removeContentTypeParser(['text/plain']);
@@ -66,7 +72,6 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   app.setGlobalPrefix('api', { exclude: ['health', 'docs', 'docs/:asset'] });
   app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
-  const errors = new ApiExceptionFilter(routes);
   app.useGlobalFilters(errors);
   app.get(OpenApiDocuments).useBuilder(() => buildOpenApiDocuments(app, { appUrl: config.appUrl }));
   await app.init();

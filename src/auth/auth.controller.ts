@@ -10,7 +10,7 @@ import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorato
 import type { UserRecord } from '../users/user.presenter.js';
 import { ErrorSchema } from '../common/http/error.schema.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
-import { ApiDisabled, ApiFormValidation } from '../openapi/api-responses.decorator.js';
+import { ApiDisabled, ApiFormValidation, ApiWithoutDatabase } from '../openapi/api-responses.decorator.js';
 import { validationSchema } from '../openapi/validation-schema.js';
 import { LoginDto } from './dto/login.dto.js';
 import { LoginSchema } from './login.schema.js';
@@ -53,6 +53,7 @@ export class AuthController {
   @All('register')
   @Operation('register', 'Register (disabled)', 'Accounts are created by an administrator: every method answers 403.')
   @ApiDisabled(`Always: \`${ErrorMessages.registrationDisabled}\``)
+  @ApiWithoutDatabase()
   register(): never {
     throw new ForbiddenException({ message: ErrorMessages.registrationDisabled });
   }

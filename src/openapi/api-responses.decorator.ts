@@ -72,3 +72,9 @@ export const ApiLeadValidation = (): MethodDecorator =>
 /** 422 `{message, errors}` of form validation (login, webhooks). */
 export const ApiFormValidation = (description: string): MethodDecorator =>
   ApiResponse({ status: 422, type: ValidationErrorSchema, description });
+
+/** Operation extension of a route that never reads the database; openapi-documents.ts removes it. */
+export const NO_DATABASE = 'x-no-database';
+
+/** The route never reads the database, so it cannot answer the 503 of an unreachable one. */
+export const ApiWithoutDatabase = (): MethodDecorator => ApiExtension(NO_DATABASE, true);

@@ -12,6 +12,7 @@ import { WITHOUT_ENTERPRISE } from '../common/tenancy/without-enterprise.decorat
 import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
 import { OPERATION_ID } from './api-operation.decorator.js';
 import { v1CasingOf } from './record-schema.decorator.js';
+import { NO_DATABASE } from './api-responses.decorator.js';
 
 export type JsonObject = { [key: string]: unknown };
 export type OpenApiDocument = JsonObject & { paths: Record<string, Record<string, JsonObject>> };
@@ -20,6 +21,7 @@ export const API_VERSIONS: readonly ApiVersion[] = ['v1', 'v2'];
 /** The HTTP methods documented; Fastify's automatic HEAD and @All's extra methods are not. */
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const WITH_BODY = new Set(['post', 'put', 'patch', 'delete']);
+
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 export const TAGS: readonly { name: string; description: string }[] = [
@@ -82,7 +84,7 @@ const RETRY_HEADERS = {
 };
 
 /** Statuses answered before the guards run (Fastify's body parsing, a failing token lookup). */
-const BEFORE_GUARDS = new Set(['400', '413', '415', '500']);
+const BEFORE_GUARDS = new Set(['400', '413', '415', '500', '503']);
 
 interface RouteFacts {
   isPublic: boolean;
@@ -263,6 +265,13 @@ function standardResponses(version: ApiVersion): Record<string, StandardResponse
       description: `Rate limit exceeded: \`${ErrorMessages.tooManyAttempts}\``,
     },
     {
+      name: 'ServiceUnavailable',
+      status: '503',
+      description:
+        `The database cannot be reached or is too slow to answer now: \`${ErrorMessages.serviceUnavailable}\`, ` +
+        `with \`Retry-After\`. Nothing was written; the request may be sent again.`,
+    },
+    {
       name: 'ServerError',
       status: '500',
       description: `Unexpected failure: \`${ErrorMessages.serverError}\` (never internals).`,
@@ -281,6 +290,7 @@ function rateLimitHeaders(status: string): JsonObject {
   if (status === '429') {
     for (const name of Object.keys(RETRY_HEADERS)) headers[name] = { $ref: `#/components/headers/${name}` };
   }
+  if (status === '503') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
   return headers;
 }
 
@@ -349,6 +359,9 @@ function completeOperation(
     if (!path.startsWith(WEBHOOK_PATH_PREFIX)) add('UnsupportedMediaType');
   }
   if (facts.rateLimited) add('TooManyRequests');
+  // A route declaring its own 503 (health) describes it better than the standard answer does.
+  if (operation[NO_DATABASE] === true) delete operation[NO_DATABASE];
+  else if (!isObject(responses['503'])) add('ServiceUnavailable');
   add('ServerError');
   if (facts.rateLimited) {
     for (const [status, response] of Object.entries(responses)) {

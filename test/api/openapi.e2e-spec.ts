@@ -92,6 +92,23 @@ describe('OpenAPI documents and interactive docs (issue 8)', () => {
       },
     );
 
+    it.each(VERSIONS)(
+      '%s documents the 503 of an unreachable database, with Retry-After, where one is read',
+      (version) => {
+        const byId = new Map(operations(documents[version]).map((o) => [o.operation.operationId, o.operation]));
+        for (const id of ['login', 'listLeads', 'createLead', 'receiveSignProviderA']) {
+          expect(byId.get(id)?.responses).toHaveProperty('503', { $ref: '#/components/responses/ServiceUnavailable' });
+        }
+        const unavailable = (documents[version].components as { responses: Record<string, JsonObject> }).responses
+          .ServiceUnavailable;
+        expect(unavailable?.headers).toHaveProperty('Retry-After', { $ref: '#/components/headers/Retry-After' });
+        // Register reads nothing; health declares its own 503 (a health report, not an error).
+        expect(byId.get('registerGet')?.responses).not.toHaveProperty('503');
+        expect(byId.get('registerGet')).not.toHaveProperty('x-no-database');
+        expect(byId.get('health')?.responses).not.toHaveProperty('503.$ref');
+      },
+    );
+
     it('v1 records are the PascalCase of v2 (R2): nested rows and the enterprise keep lowercase timestamps', () => {
       const keys = (version: ApiVersion, name: string) =>
         Object.keys(schema(documents[version], name).properties ?? {});
@@ -220,6 +237,17 @@ describe('OpenAPI documents and interactive docs (issue 8)', () => {
       const allow = (value: string) => ({ ...error, statusCode: 405, headers: { ...error.headers, allow: value } });
       expect(() => contract.check('PATCH', '/api/v2/leads/x', allow('DELETE, GET, PUT'))).not.toThrow();
       expect(() => contract.check('PATCH', '/api/v2/leads/x', allow('GET, PUT'))).toThrow(/Allow/);
+    });
+
+    it('treats a trailing slash as the router does, and lets body errors answer before routing', () => {
+      const error = { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x' }) };
+      const allow = { ...error, statusCode: 405, headers: { ...error.headers, allow: 'DELETE, GET, PUT' } };
+      expect(() => contract.check('PATCH', '/api/v2/leads/x/', allow)).not.toThrow();
+      expect(() => contract.check('TRACE', '/api/v2/leads/x', { ...error, statusCode: 415 })).not.toThrow();
+      expect(() => contract.check('PATCH', '/api/v2/leads/x', { ...error, statusCode: 403 })).toThrow(/only a 405/);
+      // Register answers every method (R11); methods no OpenAPI operation can name are 4xx errors.
+      expect(() => contract.check('PROPFIND', '/api/v2/register', { ...error, statusCode: 403 })).not.toThrow();
+      expect(() => contract.check('PROPFIND', '/api/v2/register', { ...error, statusCode: 200 })).toThrow();
     });
   });
 

@@ -21,9 +21,24 @@ export interface ObservedResponse {
 /** Headers the API sets that a document must declare wherever they are sent. */
 const DECLARED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after', 'x-ratelimit-reset'];
 const NOT_IN_DOCUMENTS = /^\/docs(\/|$)|^\/api\/v[12]\/openapi\.json$/;
+/**
+ * Answers Fastify gives while reading the body, before any route runs, so they can reach a
+ * method the path does not document: malformed JSON, too large, or not JSON at all.
+ */
+const BEFORE_ROUTING = new Set([400, 413, 415]);
+const DESCRIBED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function pointer(...parts: string[]): string {
@@ -69,7 +84,8 @@ export class OpenApiContract {
   }
 
   check(method: string, url: string, response: ObservedResponse): void {
-    const path = url.split('?')[0] ?? '/';
+    // The router ignores a trailing slash (ignoreTrailingSlash), so the document does too.
+    const path = (url.split('?')[0] ?? '/').replace(/(.)\/$/, '$1');
     if (NOT_IN_DOCUMENTS.test(path)) return;
     const version = apiVersionOf(path) ?? 'v2';
     const document = this.documents[version];
@@ -78,26 +94,41 @@ export class OpenApiContract {
       throw new ContractViolation(`${where} disagrees with the ${version} OpenAPI document: ${problem}`);
     };
 
-    const match = this.templates[version].find(({ pattern }) => pattern.test(path));
+    // A HEAD answer has the headers of its GET and no body.
+    const checkErrorBody = () => {
+      if (method.toUpperCase() !== 'HEAD')
+        this.checkBody(version, pointer('components', 'schemas', 'Error'), response, fail);
+    };
+    // A path that cannot be percent-decoded is refused before routing: it names no operation.
+    const match = decodable(path) ? this.templates[version].find(({ pattern }) => pattern.test(path)) : undefined;
     if (!match) {
-      if (response.statusCode !== 404) fail('the path is not documented (only a 404 may answer it)');
-      this.checkBody(version, pointer('components', 'schemas', 'Error'), response, fail);
+      if (response.statusCode !== 404 && !BEFORE_ROUTING.has(response.statusCode))
+        fail('the path is not documented (only a 404 may answer it)');
+      checkErrorBody();
       return;
     }
     const item = document.paths[match.template] ?? {};
     const operationMethod = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     const operation = item[operationMethod];
     if (!isObject(operation)) {
-      if (response.statusCode !== 405)
+      if (BEFORE_ROUTING.has(response.statusCode)) {
+        checkErrorBody();
+        return;
+      }
+      // The documents describe GET (and so HEAD), POST, PUT, PATCH and DELETE. A route for every
+      // method (register, R11: 403 whatever the method) also answers the others, which no
+      // operation of the document can name: for those any 4xx with an error body is accepted.
+      const describable = DESCRIBED_METHODS.has(method.toUpperCase());
+      if (response.statusCode !== 405 && (describable || response.statusCode < 400 || response.statusCode > 499))
         fail(`${method} is not documented for ${match.template} (only a 405 may answer)`);
       const documented = Object.keys(item)
         .map((m) => m.toUpperCase())
         .sort()
         .join(', ');
-      if (response.headers.allow !== documented) {
+      if (response.statusCode === 405 && response.headers.allow !== documented) {
         fail(`Allow is "${String(response.headers.allow)}" but the document has ${documented}`);
       }
-      this.checkBody(version, pointer('components', 'schemas', 'Error'), response, fail);
+      checkErrorBody();
       return;
     }
 
@@ -180,11 +211,14 @@ export class OpenApiContract {
 type Inject = NestFastifyApplication['inject'];
 type InjectArgument = Exclude<Parameters<Inject>[0], undefined>;
 
-function requestOf(options: InjectArgument): { method: string; url: string } {
-  if (typeof options === 'string') return { method: 'GET', url: options };
+function requestOf(options: InjectArgument): { method: string; url: string; preflight: boolean } {
+  if (typeof options === 'string') return { method: 'GET', url: options, preflight: false };
   const target = options.url ?? options.path ?? '/';
   const url = typeof target === 'string' ? target : (target.pathname ?? '/');
-  return { method: (options.method ?? 'GET').toUpperCase(), url };
+  const method = (options.method ?? 'GET').toUpperCase();
+  const headers = (options.headers ?? {}) as Record<string, unknown>;
+  const asksForMethod = Object.keys(headers).some((name) => name.toLowerCase() === 'access-control-request-method');
+  return { method, url, preflight: method === 'OPTIONS' && asksForMethod };
 }
 
 /** The documents the application serves, fetched without going through the check. */
@@ -211,8 +245,9 @@ export function checkResponsesAgainstOpenApi(app: NestFastifyApplication): NestF
     if (options === undefined) return original();
     return original(options).then(async (response) => {
       contract ??= servedDocuments(original).then((documents) => new OpenApiContract(documents));
-      const { method, url } = requestOf(options);
-      (await contract).check(method, url, response);
+      const { method, url, preflight } = requestOf(options);
+      // A CORS preflight is answered by the CORS layer for any path; it is no API operation.
+      if (!preflight) (await contract).check(method, url, response);
       return response;
     });
   };

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { selectRows } from '../../src/database/sql.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { adminUrl } from '../helpers/test-database-names.mjs';
@@ -32,6 +31,20 @@ describe('killed database connections', () => {
     await t.close();
   });
 
+  /**
+   * Runs SQL on a connection opened for it: the pooled ones of the harness may be among those
+   * a kill just terminated.
+   */
+  async function freshQuery<Row extends object = object>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    const client = new pg.Client(t.database.url);
+    await client.connect();
+    try {
+      return (await client.query<Row>(sql, params)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
   /** Terminates every backend connected to this file's database; returns how many. */
   async function killConnections(): Promise<number> {
     const { rows } = await admin.query<{ killed: boolean }>(
@@ -61,10 +74,10 @@ describe('killed database connections', () => {
 
   it('a lead create whose connection is killed mid-statement is a 503 and stores nothing; the others store whole', async () => {
     // Slow every insert down so the kill lands while statements are running.
-    await t.dataSource.query(`
+    await freshQuery(`
       CREATE FUNCTION slow_lead_insert() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$`);
-    await t.dataSource.query(
+    await freshQuery(
       `CREATE TRIGGER slow_lead_insert BEFORE INSERT ON leads FOR EACH ROW EXECUTE FUNCTION slow_lead_insert()`,
     );
     try {
@@ -84,14 +97,13 @@ describe('killed database connections', () => {
       expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
       expect(statuses).toContain(503);
 
-      const rows = await selectRows<{
+      const rows = await freshQuery<{
         title: string;
         person_name: string;
         description: string;
         deposit: number;
         extra: unknown;
       }>(
-        t.dataSource,
         `SELECT title, person_name, description, deposit, extra_input AS extra FROM leads WHERE title LIKE 'Killed %'`,
       );
       const stored = new Map(rows.map((row) => [row.title, row]));
@@ -109,8 +121,8 @@ describe('killed database connections', () => {
         }
       });
     } finally {
-      await t.dataSource.query(`DROP TRIGGER IF EXISTS slow_lead_insert ON leads`);
-      await t.dataSource.query(`DROP FUNCTION IF EXISTS slow_lead_insert()`);
+      await freshQuery(`DROP TRIGGER IF EXISTS slow_lead_insert ON leads`);
+      await freshQuery(`DROP FUNCTION IF EXISTS slow_lead_insert()`);
     }
     const after = await t.app.inject({
       method: 'POST',

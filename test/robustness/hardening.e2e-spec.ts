@@ -208,4 +208,35 @@ describe('inputs the fuzz suite found answering 500 (now 4xx)', () => {
     expect(res.statusCode).toBe(415);
     expect(res.json()).toEqual({ message: 'The request body must be JSON (Content-Type: application/json).' });
   });
+
+  it('a path that cannot be percent-decoded is the JSON 404 of an unknown route, not Fastify’s own body', async () => {
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/leads/%',
+      headers: { ...apiHeaders('v1', token, tenant.enterpriseId), 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ message: 'The route /api/v1/leads/% could not be found.' });
+  });
+
+  it('an id longer than the router’s default 100 characters is the 404 of a record that does not exist', async () => {
+    const id = 'a'.repeat(5_000);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/v2/leads/${id}`,
+      headers: apiHeaders('v2', token, tenant.enterpriseId),
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json<{ message: string }>().message).toMatch(/^No query results for model \[/);
+  });
+
+  it('a trailing slash names the same route (it was a 405 listing the very method used)', async () => {
+    const headers = apiHeaders('v2', token, tenant.enterpriseId);
+    const plain = await t.app.inject({ method: 'GET', url: '/api/v2/people', headers });
+    const slashed = await t.app.inject({ method: 'GET', url: '/api/v2/people/', headers });
+    expect(slashed.statusCode).toBe(200);
+    expect(slashed.json()).toEqual(plain.json());
+    expect((await t.app.inject({ method: 'GET', url: '/health/' })).statusCode).toBe(200);
+  });
 });

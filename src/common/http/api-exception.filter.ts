@@ -85,6 +85,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     request: FastifyRequest,
   ): { status: number; body: ErrorBody; headers: Record<string, string> } {
     const path = request.url.split('?')[0] ?? '/';
+    // A path that cannot be percent-decoded names no route.
+    if (fastifyErrorCode(exception) === 'FST_ERR_BAD_URL') {
+      return { status: 404, body: { message: ErrorMessages.routeNotFound(path) }, headers: {} };
+    }
     const known = FASTIFY_ERRORS[fastifyErrorCode(exception) ?? ''] ?? fastifyClientError(exception);
     if (known) return { status: known.status, body: { message: known.message }, headers: {} };
     if (exception instanceof HttpException) {

@@ -22,7 +22,8 @@ export function pageRequest(page: number): PageRequest {
 
 /** The absolute URL of the list, without query: APP_URL when set, else the request's own. */
 export function listUrl(request: FastifyRequest, appUrl: string | undefined): string {
-  const path = request.url.split('?')[0] ?? '/';
+  // The router ignores one trailing slash; the links name the list without it.
+  const path = (request.url.split('?')[0] ?? '/').replace(/(.)\/$/, '$1');
   const base = appUrl ?? `${request.protocol}://${request.host}`;
   return `${base}${path}`;
 }

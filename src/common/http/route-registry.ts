@@ -7,11 +7,19 @@ export interface RouteEntry {
 }
 
 /**
+ * Fastify's router options, shared with this registry so both match the same paths.
+ * `/api/v2/people/` is `/api/v2/people`; an id of any length (Node caps the request line at
+ * 16 KiB) is the 404 of a record that does not exist, not the router's 414 for a parameter
+ * over 100 characters.
+ */
+export const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 16_384 } as const;
+
+/**
  * Every route the server registered, matchable by concrete path, so an unknown method on a
  * known path can answer 405 with `Allow` (R10) instead of 404.
  */
 export class RouteRegistry {
-  private readonly router = FindMyWay({ ignoreTrailingSlash: true });
+  private readonly router = FindMyWay(ROUTER_OPTIONS);
   private readonly methods = new Set<string>();
   private readonly entries: RouteEntry[] = [];
 
@@ -35,6 +43,15 @@ export class RouteRegistry {
 
   /** The methods that do exist for a path, in a stable order. */
   allowedMethods(path: string): string[] {
-    return [...this.methods].filter((m) => this.router.find(m as FindMyWay.HTTPMethod, path) !== null).sort();
+    return [...this.methods].filter((m) => this.routes(m, path)).sort();
+  }
+
+  /**
+   * Whether a route of that method serves the path, as Fastify's router decides: this
+   * find-my-way would give `/api/v2/leads//` the id '', which Fastify's does not route.
+   */
+  private routes(method: string, path: string): boolean {
+    const found = this.router.find(method as FindMyWay.HTTPMethod, path);
+    return found !== null && Object.values(found.params).every((value) => value !== '');
   }
 }
