@@ -7,7 +7,7 @@ import { FieldCipher } from '../src/common/crypto/field-cipher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
 import { runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
-import { peakRssMiB, startServer, type RunningServer } from './lib/processes.js';
+import { peakRssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -85,18 +85,78 @@ async function login(server: RunningServer): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-async function measure(server: RunningServer, target: string, list: Scenario[]): Promise<Row[]> {
+/** Head-to-head scenarios alternate between service and baseline in this many rounds each. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+async function checkScenario(server: RunningServer, target: string, s: Scenario): Promise<void> {
+  const check = await fetch(`${server.url}${s.path}`, { method: s.method ?? 'GET', headers: s.headers, body: s.body });
+  if (check.status >= 300) throw new Error(`${target} ${s.name}: ${check.status} ${await check.text()}`);
+}
+
+async function load(server: RunningServer, s: Scenario, seconds: number): Promise<LoadResult> {
+  return runLoad(server, { ...s, url: `${server.url}${s.path}`, durationSeconds: seconds });
+}
+
+/**
+ * Rounds of one scenario on one server, merged: mean throughput, mean p50, worst p99, all the
+ * errors, the highest RSS.
+ */
+function merge(rounds: LoadResult[]): LoadResult {
+  const mean = (pick: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
+  return {
+    requestsPerSecond: mean((r) => r.requestsPerSecond),
+    p50: Math.round(mean((r) => r.p50)),
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
+  };
+}
+
+function report(target: string, s: Scenario, result: LoadResult): void {
+  process.stderr.write(`  ${target.padEnd(34)} ${s.name.padEnd(28)} ${result.requestsPerSecond.toFixed(0)} req/s\n`);
+}
+
+/**
+ * Every scenario on the service; those with a baseline alternate with it, round by round
+ * (baseline, service, baseline, ...), both servers up, so a change in the machine's speed
+ * during the run (a shared machine) weighs on both sides of the ratio alike.
+ */
+async function measure(
+  service: RunningServer,
+  serviceTarget: string,
+  baseline: RunningServer,
+  baselineTarget: string,
+  list: Scenario[],
+): Promise<Row[]> {
   const rows: Row[] = [];
   for (const s of list) {
-    const check = await fetch(`${server.url}${s.path}`, {
-      method: s.method ?? 'GET',
-      headers: s.headers,
-      body: s.body,
+    await checkScenario(service, serviceTarget, s);
+    if (!s.baseline) {
+      const result = await load(service, s, DURATION);
+      rows.push({ target: serviceTarget, scenario: s.name, ...result });
+      report(serviceTarget, s, result);
+      continue;
+    }
+    await checkScenario(baseline, baselineTarget, s);
+    const ours: LoadResult[] = [];
+    const theirs: LoadResult[] = [];
+    const seconds = Math.max(2, Math.round(DURATION / ROUNDS));
+    for (let round = 0; round < ROUNDS; round++) {
+      theirs.push(await load(baseline, s, seconds));
+      ours.push(await load(service, s, seconds));
+    }
+    const base = merge(theirs);
+    const result = merge(ours);
+    rows.push({
+      target: serviceTarget,
+      scenario: s.name,
+      ...result,
+      ratio: result.requestsPerSecond / base.requestsPerSecond,
     });
-    if (check.status >= 300) throw new Error(`${target} ${s.name}: ${check.status} ${await check.text()}`);
-    const result = await runLoad(server, { ...s, url: `${server.url}${s.path}`, durationSeconds: DURATION });
-    rows.push({ target, scenario: s.name, ...result });
-    process.stderr.write(`  ${target.padEnd(26)} ${s.name.padEnd(28)} ${result.requestsPerSecond.toFixed(0)} req/s\n`);
+    rows.push({ target: baselineTarget, scenario: s.name, ...base });
+    report(serviceTarget, s, result);
+    report(baselineTarget, s, base);
   }
   return rows;
 }
@@ -104,43 +164,42 @@ async function measure(server: RunningServer, target: string, list: Scenario[]):
 /** Each measured process's own high-water mark of resident memory (VmHWM) over its whole run. */
 const processPeaks: Record<string, number> = {};
 
-async function serviceRun(data: BenchData, target: string, redis: boolean): Promise<{ rows: Row[]; token: string }> {
-  const server = await startServer(target, join(ROOT, 'dist/src/main.js'), {
-    DATABASE_URL: data.url,
-    APP_KEY,
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
-    ...(redis ? { REDIS_URL } : {}),
-  });
+/**
+ * The baseline has no login route; it checks a token the service issued, as the service does.
+ * It runs beside the service, started once per service run.
+ */
+async function serviceRun(data: BenchData, target: string, redis: boolean): Promise<Row[]> {
+  const service = await startServer(
+    target,
+    join(ROOT, 'dist/src/main.js'),
+    {
+      DATABASE_URL: data.url,
+      APP_KEY,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      LOG_LEVEL: 'warn',
+      MIGRATIONS_RUN: 'false',
+      SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
+      ...(redis ? { REDIS_URL } : {}),
+    },
+    startScriptNodeFlags(ROOT),
+  );
+  const baselineTarget = `baseline (Fastify + pg), beside ${redis ? 'Redis' : 'in-process'} run`;
   try {
-    const token = await login(server);
-    const rows = await measure(server, target, scenarios(data, token));
-    processPeaks[target] = peakRssMiB(server.process.pid ?? 0);
-    return { rows, token };
+    const baseline = await startServer(baselineTarget, join(ROOT, 'dist/bench/baseline/server.js'), {
+      DATABASE_URL: data.url,
+      APP_KEY,
+    });
+    try {
+      const token = await login(service);
+      const rows = await measure(service, target, baseline, baselineTarget, scenarios(data, token));
+      processPeaks[target] = peakRssMiB(service.process.pid ?? 0);
+      processPeaks[baselineTarget] = peakRssMiB(baseline.process.pid ?? 0);
+      return rows;
+    } finally {
+      await baseline.stop();
+    }
   } finally {
-    await server.stop();
-  }
-}
-
-/** The baseline has no login route; it checks a token the service issued, as the service does. */
-async function baselineRun(data: BenchData, token: string): Promise<Row[]> {
-  const target = 'baseline (Fastify + pg)';
-  const server = await startServer(target, join(ROOT, 'dist/bench/baseline/server.js'), {
-    DATABASE_URL: data.url,
-    APP_KEY,
-  });
-  try {
-    const rows = await measure(
-      server,
-      target,
-      scenarios(data, token).filter((s) => s.baseline),
-    );
-    processPeaks[target] = peakRssMiB(server.process.pid ?? 0);
-    return rows;
-  } finally {
-    await server.stop();
+    await service.stop();
   }
 }
 
@@ -168,14 +227,13 @@ async function main(): Promise<void> {
   const cipher = new FieldCipher([key]);
   process.stderr.write('Preparing the bench database...\n');
   const data = await prepareBenchDatabase(DATABASE_URL, cipher);
-  process.stderr.write(`Running scenarios (${DURATION} s each, ${CONNECTIONS} connections)...\n`);
-  const memory = await serviceRun(data, 'service (in-process limit)', false);
-  const redis = await serviceRun(data, 'service (Redis limit)', true);
-  const rows = [...memory.rows, ...redis.rows, ...(await baselineRun(data, memory.token))];
-  for (const row of rows) {
-    const base = rows.find((b) => b.target.startsWith('baseline') && b.scenario === row.scenario);
-    if (base && !row.target.startsWith('baseline')) row.ratio = row.requestsPerSecond / base.requestsPerSecond;
-  }
+  process.stderr.write(
+    `Running scenarios (${DURATION} s each, ${CONNECTIONS} connections; against the baseline in ${ROUNDS} alternating rounds)...\n`,
+  );
+  const rows = [
+    ...(await serviceRun(data, 'service (in-process limit)', false)),
+    ...(await serviceRun(data, 'service (Redis limit)', true)),
+  ];
   process.stdout.write(`${table(rows)}\n`);
   for (const [target, peak] of Object.entries(processPeaks)) {
     process.stdout.write(`Peak RSS over the whole run (VmHWM), ${target}: ${peak.toFixed(0)} MiB\n`);
@@ -193,7 +251,7 @@ async function main(): Promise<void> {
   const file = join(ROOT, 'bench/results', `${date.slice(0, 10)}-${commit}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, connections: CONNECTIONS, rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
+    `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, nodeFlags: startScriptNodeFlags(ROOT), rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
   );
   process.stdout.write(`Results written to ${file}\n`);
 }

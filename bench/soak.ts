@@ -8,7 +8,7 @@ import { importDocument } from '../src/cli/import/importer.js';
 import { FieldCipher } from '../src/common/crypto/field-cipher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { openDataSource, runMigrations } from '../src/database/migration-runner.js';
-import { rssMiB, startServer, type RunningServer } from './lib/processes.js';
+import { rssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 
 /**
  * `npm run soak`: mixed traffic against the real service (dist/src/main.js in its own process)
@@ -428,13 +428,18 @@ async function main(): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   let failed = false;
   try {
-    server = await startServer('soak', join(ROOT, 'dist/src/main.js'), {
-      ...database.env,
-      APP_KEY,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      SIGNPROVIDER_A_SECRET: SECRET_A,
-    });
+    server = await startServer(
+      'soak',
+      join(ROOT, 'dist/src/main.js'),
+      {
+        ...database.env,
+        APP_KEY,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        SIGNPROVIDER_A_SECRET: SECRET_A,
+      },
+      startScriptNodeFlags(ROOT),
+    );
     const base = server.url;
     const port = Number(new URL(base).port);
     const pid = server.process.pid ?? 0;

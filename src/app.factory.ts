@@ -1,16 +1,16 @@
-import helmet from '@fastify/helmet';
 import { VersioningType } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
 import { ROUTER_OPTIONS, RouteRegistry } from './common/http/route-registry.js';
-import { requestId } from './common/logging/logger-options.js';
+import { loggerOptions, requestId } from './common/logging/logger-options.js';
+import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
+import { logRequests } from './common/logging/request-logging.js';
 import { corsOptions } from './common/security/cors-options.js';
-import { noStoreForApi, relaxHeadersForPages, SECURITY_HEADERS } from './common/security/security-headers.js';
+import { addSecurityHeaders, noStoreForApi } from './common/security/security-headers.js';
 import type { AppConfig } from './config/app-config.js';
 import type { DatabaseTarget } from './database/data-source-options.js';
 import { buildOpenApiDocuments } from './openapi/openapi-documents.js';
@@ -48,6 +48,10 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     genReqId: requestId,
+    // Fastify's own pino logger: one JSON stream, and no AsyncLocalStorage around every request
+    // (nestjs-pino's, which cost a large share of a lead retrieve, issue 9).
+    logger: loggerOptions(config.logLevel),
+    disableRequestLogging: true,
     routerOptions: ROUTER_OPTIONS,
   });
   const fastify = adapter.getInstance();
@@ -56,7 +60,8 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   // JSON only: a text body where JSON is expected is a 415 (R10), not a string to validate.
   fastify.removeContentTypeParser(['text/plain']);
   keepRawWebhookBodies(fastify);
-  relaxHeadersForPages(fastify);
+  logRequests(fastify);
+  addSecurityHeaders(fastify);
   noStoreForApi(fastify);
   closeConnectionsWhenDraining(fastify);
 
@@ -66,8 +71,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     abortOnError: false,
   });
   registries.set(app, routes);
-  app.useLogger(app.get(Logger));
-  await app.register(helmet, SECURITY_HEADERS);
+  app.useLogger(new PinoNestLogger(fastify.log));
   // CORS stays off (no Access-Control-* headers) unless CORS_ORIGINS names who may call.
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   app.setGlobalPrefix('api', { exclude: ['health', 'docs', 'docs/:asset'] });

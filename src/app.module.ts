@@ -1,8 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LoggerModule } from 'nestjs-pino';
-import { loggerOptions } from './common/logging/logger-options.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { dataSourceOptions, type DatabaseTarget } from './database/data-source-options.js';
@@ -33,7 +31,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot(loggerOptions(config.logLevel)),
         TypeOrmModule.forRoot({ ...dataSourceOptions(database, config.migrationsRun), retryAttempts: 0 }),
         AuthenticationModule,
         RateLimitModule,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
+import { Logger } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { Logger } from 'nestjs-pino';
 import type { DataSource } from 'typeorm';
 import { createApp } from './app.factory.js';
 import { runWorkers } from './cluster.js';
@@ -35,7 +35,7 @@ async function serve(config: AppConfig): Promise<void> {
     await database.release();
     throw error;
   });
-  const logger = app.get(Logger);
+  const logger = new Logger('Main');
 
   let demoBanner: string[] = [];
   if (database.embedded) {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 export interface RunningServer {
   name: string;
@@ -51,11 +52,27 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
   throw new Error(`server did not become healthy:\n${output()}`);
 }
 
-/** Starts `node <script>` with the given environment and waits for its /health. */
-export async function startServer(name: string, script: string, env: Record<string, string>): Promise<RunningServer> {
+/**
+ * The Node flags `npm start` gives the service (package.json's start script, `node <flags>
+ * <script>`), so the benchmarks run it exactly as an operator does.
+ */
+export function startScriptNodeFlags(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`the start script does not run node: ${pkg.scripts.start}`);
+  return words.slice(1, -1);
+}
+
+/** Starts `node [flags] <script>` with the given environment and waits for its /health. */
+export async function startServer(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): Promise<RunningServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeFlags, script], {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

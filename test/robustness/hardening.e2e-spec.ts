@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import helmet from '@fastify/helmet';
 import Fastify from 'fastify';
 import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/app.factory.js';
-import { relaxHeadersForPages, SECURITY_HEADERS } from '../../src/common/security/security-headers.js';
+import { addSecurityHeaders } from '../../src/common/security/security-headers.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -148,8 +147,7 @@ describe('CORS when CORS_ORIGINS is set', () => {
 describe('security headers of pages outside the JSON API', () => {
   it('gives an HTML route (such as API docs) helmet’s default policy, and the API the strict one', async () => {
     const fastify = Fastify();
-    relaxHeadersForPages(fastify);
-    await fastify.register(helmet, SECURITY_HEADERS);
+    addSecurityHeaders(fastify);
     fastify.get('/docs', (_req, reply) => reply.type('text/html').send('<html></html>'));
     fastify.get('/api/v2/things', () => ({ data: [] }));
     const page = await fastify.inject({ method: 'GET', url: '/docs' });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Params } from 'nestjs-pino';
+import { levels, type LoggerOptions } from 'pino';
 import type { LogLevel } from '../../config/app-config.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** Headers and fields that never reach a log line. */
+/** Fields that never reach a log line, wherever a log call puts them. */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -24,21 +24,25 @@ export function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-export function loggerOptions(level: LogLevel): Params {
+/** Options of the one pino logger: Fastify's own, which Nest's Logger also writes to. */
+export function loggerOptions(level: LogLevel): LoggerOptions {
   return {
-    pinoHttp: {
-      level,
-      genReqId: requestId,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      // Query strings are dropped: nothing there is needed to trace a request.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: req.url.split('?')[0],
-        }),
-      },
-      autoLogging: { ignore: (req) => req.url === '/health' },
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // Whatever logs a request or a reply (ours, or Fastify itself), only these fields are kept;
+    // the query string is dropped: nothing there is needed to trace a request.
+    serializers: {
+      req: (req: { id?: unknown; method?: unknown; url?: unknown }) => ({
+        id: req.id,
+        method: req.method,
+        url: typeof req.url === 'string' ? req.url.split('?')[0] : undefined,
+      }),
+      res: (res: { statusCode?: unknown }) => ({ statusCode: res.statusCode }),
     },
   };
+}
+
+/** Whether a logger writes lines of that level ('silent', or any unknown level, writes none). */
+export function levelEnabled(logger: { level: string }, level: string): boolean {
+  return (levels.values[level] ?? 0) >= (levels.values[logger.level] ?? Number.POSITIVE_INFINITY);
 }
