@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FieldCipher } from '../src/common/crypto/field-cipher.js';
+import { hashPassword, verifyPassword } from '../src/common/auth/password-hasher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
 import { runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
@@ -203,6 +204,20 @@ async function serviceRun(data: BenchData, target: string, redis: boolean): Prom
   }
 }
 
+/**
+ * CPU time of one login's password check with the service's argon2id parameters, measured here
+ * (a login spends it on libuv's thread pool; this process's CPU time counts that too).
+ */
+async function loginCpuMs(times = 20): Promise<number> {
+  const hash = await hashPassword('bench-password');
+  const before = process.cpuUsage();
+  for (let i = 0; i < times; i++) {
+    if (!(await verifyPassword(hash, 'bench-password'))) throw new Error('argon2 verify failed');
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / times;
+}
+
 function table(rows: Row[]): string {
   const head = ['target', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'peak RSS MiB', 'vs baseline'];
   const lines = rows.map((r) => [
@@ -230,11 +245,14 @@ async function main(): Promise<void> {
   process.stderr.write(
     `Running scenarios (${DURATION} s each, ${CONNECTIONS} connections; against the baseline in ${ROUNDS} alternating rounds)...\n`,
   );
+  const loginCpu = await loginCpuMs();
+  process.stderr.write(`One login's argon2id check: ${loginCpu.toFixed(1)} ms of CPU\n`);
   const rows = [
     ...(await serviceRun(data, 'service (in-process limit)', false)),
     ...(await serviceRun(data, 'service (Redis limit)', true)),
   ];
   process.stdout.write(`${table(rows)}\n`);
+  process.stdout.write(`One login's argon2id password check: ${loginCpu.toFixed(1)} ms of CPU\n`);
   for (const [target, peak] of Object.entries(processPeaks)) {
     process.stdout.write(`Peak RSS over the whole run (VmHWM), ${target}: ${peak.toFixed(0)} MiB\n`);
   }
@@ -251,7 +269,7 @@ async function main(): Promise<void> {
   const file = join(ROOT, 'bench/results', `${date.slice(0, 10)}-${commit}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, nodeFlags: startScriptNodeFlags(ROOT), rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
+    `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, nodeFlags: startScriptNodeFlags(ROOT), loginCpuMs: loginCpu, rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
   );
   process.stdout.write(`Results written to ${file}\n`);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ForbiddenException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { poolReader } from '../database/pool-reader.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { pageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
@@ -60,7 +61,7 @@ export class LeadsService {
 
   /** 404 when there is no such lead, 403 when it belongs to another enterprise. */
   async get(id: string, enterpriseId: string): Promise<LeadRecord> {
-    const row = await findLeadRow(this.dataSource, id);
+    const row = await findLeadRow(poolReader(this.dataSource), id);
     return presentLead(this.owned(row, id, enterpriseId));
   }
 

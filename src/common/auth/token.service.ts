@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { poolReader } from '../../database/pool-reader.js';
 import { newSecret, sha256Hex } from './access-token.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 import { findTokenUser } from './token-lookup.js';
@@ -24,6 +25,6 @@ export class TokenService {
 
   /** The active user a token belongs to, or undefined (unknown, malformed, revoked, inactive). */
   resolve(plaintext: string): Promise<AuthenticatedUser | undefined> {
-    return findTokenUser(this.dataSource, plaintext);
+    return findTokenUser(poolReader(this.dataSource), plaintext);
   }
 }

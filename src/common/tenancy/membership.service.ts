@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { poolReader } from '../../database/pool-reader.js';
 import { isMember } from './membership-lookup.js';
 
 @Injectable()
@@ -8,6 +9,6 @@ export class MembershipService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   isMember(userId: string, enterpriseId: string): Promise<boolean> {
-    return isMember(this.dataSource, userId, enterpriseId);
+    return isMember(poolReader(this.dataSource), userId, enterpriseId);
   }
 }
