@@ -5,12 +5,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
+import { limitLargeBodies } from './common/http/large-body-limit.js';
 import { ROUTER_OPTIONS, RouteRegistry } from './common/http/route-registry.js';
 import { loggerOptions, requestId } from './common/logging/logger-options.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { logRequests } from './common/logging/request-logging.js';
 import { corsOptions } from './common/security/cors-options.js';
-import { addSecurityHeaders, noStoreForApi } from './common/security/security-headers.js';
+import { addSecurityHeaders, apiSecurityHeaders, noStoreForApi } from './common/security/security-headers.js';
 import type { AppConfig } from './config/app-config.js';
 import type { DatabaseTarget } from './database/data-source-options.js';
 import { buildOpenApiDocuments } from './openapi/openapi-documents.js';
@@ -40,9 +41,12 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   const routes = new RouteRegistry();
   const errors = new ApiExceptionFilter(routes);
   const adapter = new FastifyAdapter({
-    // A path that cannot be percent-decoded: Fastify answers it before routing, through here.
-    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
-      errors.reply(error, request, reply),
+    // A path that cannot be percent-decoded: Fastify answers it before routing and before any
+    // hook, through here, so the headers the hooks would set are set here.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.headers(apiSecurityHeaders()).header('cache-control', 'no-store');
+      errors.reply(error, request, reply);
+    },
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -63,6 +67,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   logRequests(fastify);
   addSecurityHeaders(fastify);
   noStoreForApi(fastify);
+  limitLargeBodies(fastify);
   closeConnectionsWhenDraining(fastify);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {

@@ -2,8 +2,6 @@ import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { SqlExecutor } from './sql.js';
 
-const readers = new WeakMap<DataSource, SqlExecutor>();
-
 /**
  * Plain reads on every request's path (the token, the membership, one record): the pg pool
  * TypeORM opened, queried directly. `DataSource.query` creates and releases a query runner and
@@ -13,18 +11,14 @@ const readers = new WeakMap<DataSource, SqlExecutor>();
  * and the tests that count statements see them.
  */
 export function poolReader(dataSource: DataSource): SqlExecutor {
-  let reader = readers.get(dataSource);
-  if (!reader) {
-    const pool = (dataSource.driver as unknown as { master: Pool }).master;
-    const logger = dataSource.logger;
-    reader = {
-      query: async (sql: string, parameters: unknown[] = []) => {
-        logger.logQuery(sql, parameters);
-        const result = await pool.query<Record<string, unknown>>(sql, parameters);
-        return result.rows;
-      },
-    };
-    readers.set(dataSource, reader);
-  }
-  return reader;
+  return {
+    query: async (sql: string, parameters: unknown[] = []) => {
+      // Read on each call: the pool exists only while the DataSource is initialized.
+      const pool = (dataSource.driver as unknown as { master?: Pool }).master;
+      if (!pool) throw new Error('Connection terminated: the database connection pool is not open');
+      dataSource.logger.logQuery(sql, parameters);
+      const result = await pool.query<Record<string, unknown>>(sql, parameters);
+      return result.rows;
+    },
+  };
 }

@@ -243,7 +243,9 @@ describe('OpenAPI documents and interactive docs (issue 8)', () => {
       const error = { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'x' }) };
       const allow = { ...error, statusCode: 405, headers: { ...error.headers, allow: 'DELETE, GET, PUT' } };
       expect(() => contract.check('PATCH', '/api/v2/leads/x/', allow)).not.toThrow();
-      expect(() => contract.check('TRACE', '/api/v2/leads/x', { ...error, statusCode: 415 })).not.toThrow();
+      expect(() => contract.check('TRACE', '/api/v2/leads/x', { ...error, statusCode: 415 }, true)).not.toThrow();
+      expect(() => contract.check('TRACE', '/api/v2/leads/x', { ...error, statusCode: 415 })).toThrow(/only a 405/);
+      expect(() => contract.check('PROPFIND', '/api/v2/leads/x', { ...error, statusCode: 403 })).toThrow(/only a 405/);
       expect(() => contract.check('PATCH', '/api/v2/leads/x', { ...error, statusCode: 403 })).toThrow(/only a 405/);
       // Register answers every method (R11); methods no OpenAPI operation can name are 4xx errors.
       expect(() => contract.check('PROPFIND', '/api/v2/register', { ...error, statusCode: 403 })).not.toThrow();

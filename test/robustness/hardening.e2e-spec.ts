@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect, type Socket } from 'node:net';
 import Fastify from 'fastify';
 import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/app.factory.js';
+import { LARGE_BODIES_AT_ONCE, LARGE_BODY_BYTES } from '../../src/common/http/large-body-limit.js';
 import { addSecurityHeaders } from '../../src/common/security/security-headers.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -216,6 +218,9 @@ describe('inputs the fuzz suite found answering 500 (now 4xx)', () => {
     });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ message: 'The route /api/v1/leads/% could not be found.' });
+    // Answered before any hook: the security headers are set there too.
+    expect(res.headers['content-security-policy']).toBe(JSON_CSP);
+    expect(res.headers['cache-control']).toBe('no-store');
   });
 
   it('an id longer than the router’s default 100 characters is the 404 of a record that does not exist', async () => {
@@ -236,5 +241,66 @@ describe('inputs the fuzz suite found answering 500 (now 4xx)', () => {
     expect(slashed.statusCode).toBe(200);
     expect(slashed.json()).toEqual(plain.json());
     expect((await t.app.inject({ method: 'GET', url: '/health/' })).statusCode).toBe(200);
+  });
+});
+
+describe('large bodies at once (the heap is capped)', () => {
+  let t: TestApp;
+  let port = 0;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.getHttpServer().address();
+    port = typeof address === 'object' && address ? address.port : 0;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** Sends the headers of a 300 KB login body and the first bytes of it, then waits. */
+  function startUpload(): Promise<{ socket: Socket; answer: Promise<string> }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /api/v2/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${LARGE_BODY_BYTES + 50_000}\r\n\r\n{"email":"`,
+        );
+        let received = '';
+        const answer = new Promise<string>((done) => {
+          socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+          socket.on('close', () => done(received));
+        });
+        resolve({ socket, answer });
+      });
+      socket.on('error', reject);
+    });
+  }
+
+  it(`reads ${LARGE_BODIES_AT_ONCE} large bodies at once and answers the next one 503 before reading it`, async () => {
+    const uploads = await Promise.all(Array.from({ length: LARGE_BODIES_AT_ONCE }, () => startUpload()));
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await startUpload();
+    const answer = await refused.answer;
+    expect(answer).toMatch(/^HTTP\/1\.1 503/);
+    expect(answer.toLowerCase()).toContain('retry-after: 5');
+    expect(answer.toLowerCase()).toContain(`content-security-policy: ${JSON_CSP}`);
+    expect(answer).toContain('{"message":"The service is temporarily unavailable."}');
+
+    // An aborted upload frees its place: a large body is read again (and refused as too large).
+    for (const { socket } of uploads) socket.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const res = await fetch(`http://127.0.0.1:${port}/api/v2/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"email":"${'a'.repeat(1_100_000)}"}`,
+    });
+    expect(res.status).toBe(413);
+    // Small bodies are never counted.
+    const small = await fetch(`http://127.0.0.1:${port}/api/v2/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":"nobody@example.com","password":"x"}',
+    });
+    expect(small.status).toBe(401);
   });
 });

@@ -14,6 +14,8 @@ export const REDACTED_PATHS = [
   'req.headers["x-signproviderb-signature-2"]',
   'req.headers["x-signproviderb-signature-3"]',
   'res.headers["set-cookie"]',
+  // Node's clientError carries the raw request bytes (headers included) on `rawPacket`.
+  'err.rawPacket',
   '*.password',
   '*.access_token',
 ];

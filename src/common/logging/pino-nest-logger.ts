@@ -2,6 +2,8 @@ import type { LoggerService } from '@nestjs/common';
 import type { FastifyBaseLogger } from 'fastify';
 import { levelEnabled } from './logger-options.js';
 
+const STACK_TRACE = /\n\s+at /;
+
 type PinoLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -38,7 +40,9 @@ export class PinoNestLogger implements LoggerService {
   private write(level: PinoLevel, message: unknown, params: unknown[]): void {
     if (!levelEnabled(this.pino, level)) return;
     const rest = [...params];
-    const context = rest.length > 0 && typeof rest.at(-1) === 'string' ? (rest.pop() as string) : undefined;
+    // The last string is the context, unless it is a stack trace (`Logger.error(err, err.stack)`).
+    const last = rest.at(-1);
+    const context = typeof last === 'string' && !STACK_TRACE.test(last) ? (rest.pop() as string) : undefined;
     const fields: Record<string, unknown> =
       message instanceof Error ? { err: message } : isRecord(message) ? { ...message } : {};
     if (context !== undefined) fields.context = context;

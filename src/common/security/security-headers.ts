@@ -49,6 +49,14 @@ export function helmetHeaders(options: HelmetOptions): Readonly<Record<string, s
   return Object.freeze(headers);
 }
 
+let apiHeaders: Readonly<Record<string, string>> | undefined;
+
+/** The strict set, for answers given outside the hooks too (a path Fastify cannot decode). */
+export function apiSecurityHeaders(): Readonly<Record<string, string>> {
+  apiHeaders ??= helmetHeaders(API_SECURITY);
+  return apiHeaders;
+}
+
 function servesJsonOnly(url: string): boolean {
   return url.startsWith('/api/') || url === '/health';
 }
@@ -58,7 +66,7 @@ function servesJsonOnly(url: string): boolean {
  * serves (those answers are JSON errors), the page set on the other routes (the docs).
  */
 export function addSecurityHeaders(fastify: FastifyInstance): void {
-  const api = helmetHeaders(API_SECURITY);
+  const api = apiSecurityHeaders();
   const page = helmetHeaders(PAGE_SECURITY);
   fastify.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.url;
