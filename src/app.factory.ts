@@ -11,7 +11,7 @@ import { loggerOptions, requestId } from './common/logging/logger-options.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
 import { logRequests } from './common/logging/request-logging.js';
 import { corsOptions } from './common/security/cors-options.js';
-import { addSecurityHeaders, apiSecurityHeaders, noStoreForApi } from './common/security/security-headers.js';
+import { addSecurityHeaders, API_SECURITY_HEADERS, noStoreForApi } from './common/security/security-headers.js';
 import type { AppConfig } from './config/app-config.js';
 import type { DatabaseTarget } from './database/data-source-options.js';
 import { buildOpenApiDocuments } from './openapi/openapi-documents.js';
@@ -44,7 +44,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     // A path that cannot be percent-decoded: Fastify answers it before routing and before any
     // hook, through here, so the headers the hooks would set are set here.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      void reply.headers(apiSecurityHeaders()).header('cache-control', 'no-store');
+      void reply.headers(API_SECURITY_HEADERS).header('cache-control', 'no-store');
       errors.reply(error, request, reply);
     },
     bodyLimit: BODY_LIMIT_BYTES,

@@ -21,7 +21,6 @@ export const API_VERSIONS: readonly ApiVersion[] = ['v1', 'v2'];
 /** The HTTP methods documented; Fastify's automatic HEAD and @All's extra methods are not. */
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const WITH_BODY = new Set(['post', 'put', 'patch', 'delete']);
-
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 export const TAGS: readonly { name: string; description: string }[] = [

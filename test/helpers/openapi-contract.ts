@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { apiVersionOf, type ApiVersion } from '../../src/common/http/api-version.js';
+import { routePath } from '../../src/common/http/request-path.js';
 import type { JsonObject, OpenApiDocument } from '../../src/openapi/openapi-documents.js';
 
 // ajv-formats is CommonJS: under Node's ESM rules its default import is module.exports.
@@ -85,8 +86,8 @@ export class OpenApiContract {
 
   /** `sentBody`: the request had a body, so Fastify may have refused it before routing. */
   check(method: string, url: string, response: ObservedResponse, sentBody = false): void {
-    // The router ignores a trailing slash (ignoreTrailingSlash), so the document does too.
-    const path = (url.split('?')[0] ?? '/').replace(/(.)\/$/, '$1');
+    // The router ignores a trailing slash (ROUTER_OPTIONS), so the document does too.
+    const path = routePath(url);
     if (NOT_IN_DOCUMENTS.test(path)) return;
     const version = apiVersionOf(path) ?? 'v2';
     const document = this.documents[version];

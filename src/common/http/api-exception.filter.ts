@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type Exception
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../database/database-unavailable.js';
 import { ErrorMessages } from './error-messages.js';
+import { pathOf } from './request-path.js';
 import type { RouteRegistry } from './route-registry.js';
 
 export interface ErrorBody {
@@ -84,7 +85,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     exception: unknown,
     request: FastifyRequest,
   ): { status: number; body: ErrorBody; headers: Record<string, string> } {
-    const path = request.url.split('?')[0] ?? '/';
+    const path = pathOf(request.url);
     // A path that cannot be percent-decoded names no route.
     if (fastifyErrorCode(exception) === 'FST_ERR_BAD_URL') {
       return { status: 404, body: { message: ErrorMessages.routeNotFound(path) }, headers: {} };

@@ -14,13 +14,13 @@ export const LARGE_BODIES_AT_ONCE = 4;
  * own bodies are a few kilobytes, so at most a few large ones are taken at a time; the others
  * get the 503 of a busy service with `Retry-After` before a byte of their body is read.
  */
-export function limitLargeBodies(fastify: FastifyInstance, atOnce = LARGE_BODIES_AT_ONCE): void {
+export function limitLargeBodies(fastify: FastifyInstance): void {
   let inFlight = 0;
   fastify.addHook('onRequest', (request, reply, done) => {
     const length = Number(request.headers['content-length']);
     const chunked = request.headers['transfer-encoding'] !== undefined;
     if (!chunked && !(length > LARGE_BODY_BYTES)) return done();
-    if (inFlight >= atOnce) {
+    if (inFlight >= LARGE_BODIES_AT_ONCE) {
       void reply
         .code(503)
         .header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS))

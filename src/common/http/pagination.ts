@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { PageEnvelope } from './envelopes.js';
+import { routePath } from './request-path.js';
 
 export const PAGE_SIZE = 100;
 
@@ -22,8 +23,8 @@ export function pageRequest(page: number): PageRequest {
 
 /** The absolute URL of the list, without query: APP_URL when set, else the request's own. */
 export function listUrl(request: FastifyRequest, appUrl: string | undefined): string {
-  // The router ignores one trailing slash; the links name the list without it.
-  const path = (request.url.split('?')[0] ?? '/').replace(/(.)\/$/, '$1');
+  // The links name the list as the router matches it, without a trailing slash.
+  const path = routePath(request.url);
   const base = appUrl ?? `${request.protocol}://${request.host}`;
   return `${base}${path}`;
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { levels, type LoggerOptions } from 'pino';
+import type { LoggerOptions } from 'pino';
 import type { LogLevel } from '../../config/app-config.js';
+import { pathOf } from '../http/request-path.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -37,14 +38,9 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
       req: (req: { id?: unknown; method?: unknown; url?: unknown }) => ({
         id: req.id,
         method: req.method,
-        url: typeof req.url === 'string' ? req.url.split('?')[0] : undefined,
+        url: typeof req.url === 'string' ? pathOf(req.url) : undefined,
       }),
       res: (res: { statusCode?: unknown }) => ({ statusCode: res.statusCode }),
     },
   };
-}
-
-/** Whether a logger writes lines of that level ('silent', or any unknown level, writes none). */
-export function levelEnabled(logger: { level: string }, level: string): boolean {
-  return (levels.values[level] ?? 0) >= (levels.values[logger.level] ?? Number.POSITIVE_INFINITY);
 }

@@ -1,6 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
 import type { FastifyBaseLogger } from 'fastify';
-import { levelEnabled } from './logger-options.js';
 
 const STACK_TRACE = /\n\s+at /;
 
@@ -38,7 +37,6 @@ export class PinoNestLogger implements LoggerService {
   }
 
   private write(level: PinoLevel, message: unknown, params: unknown[]): void {
-    if (!levelEnabled(this.pino, level)) return;
     const rest = [...params];
     // The last string is the context, unless it is a stack trace (`Logger.error(err, err.stack)`).
     const last = rest.at(-1);

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { levelEnabled } from './logger-options.js';
 
 /**
  * One JSON line per answered request, at info: its id, method and path, the status and the time
@@ -8,7 +7,7 @@ import { levelEnabled } from './logger-options.js';
  */
 export function logRequests(fastify: FastifyInstance): void {
   fastify.addHook('onResponse', (request, reply, done) => {
-    if (request.routeOptions.url !== '/health' && levelEnabled(request.log, 'info')) {
+    if (request.routeOptions.url !== '/health') {
       request.log.info(
         {
           req: request,

@@ -49,13 +49,9 @@ export function helmetHeaders(options: HelmetOptions): Readonly<Record<string, s
   return Object.freeze(headers);
 }
 
-let apiHeaders: Readonly<Record<string, string>> | undefined;
-
-/** The strict set, for answers given outside the hooks too (a path Fastify cannot decode). */
-export function apiSecurityHeaders(): Readonly<Record<string, string>> {
-  apiHeaders ??= helmetHeaders(API_SECURITY);
-  return apiHeaders;
-}
+/** The strict set; also set where an answer bypasses the hooks (a path Fastify cannot decode). */
+export const API_SECURITY_HEADERS = helmetHeaders(API_SECURITY);
+const PAGE_SECURITY_HEADERS = helmetHeaders(PAGE_SECURITY);
 
 function servesJsonOnly(url: string): boolean {
   return url.startsWith('/api/') || url === '/health';
@@ -66,11 +62,9 @@ function servesJsonOnly(url: string): boolean {
  * serves (those answers are JSON errors), the page set on the other routes (the docs).
  */
 export function addSecurityHeaders(fastify: FastifyInstance): void {
-  const api = apiSecurityHeaders();
-  const page = helmetHeaders(PAGE_SECURITY);
   fastify.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.url;
-    void reply.headers(route === undefined || servesJsonOnly(route) ? api : page);
+    void reply.headers(route === undefined || servesJsonOnly(route) ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS);
     done();
   });
 }
