@@ -23,6 +23,7 @@ import { OrganisationsModule } from './organisations/organisations.module.js';
 import { ApplicationsModule } from './applications/applications.module.js';
 import { QuotesModule } from './quotes/quotes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { ChangesModule } from './changes/changes.module.js';
 
 @Module({})
 export class AppModule {
@@ -44,6 +45,7 @@ export class AppModule {
         ApplicationsModule,
         QuotesModule,
         LeadsModule,
+        ChangesModule,
         OpenApiModule,
       ],
       // The order of checks of R9, once for every route: guards run in this order.

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import type { PageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
-import { selectRows } from '../database/sql.js';
+import { selectRows, type SqlExecutor } from '../database/sql.js';
 import {
   countForEnterprise,
   newestFirst,
@@ -51,6 +51,20 @@ const BY_IDS_SQL = withActiveQuote(
   `SELECT ${COLUMNS} FROM applications WHERE id = ANY($1::uuid[]) AND enterprise_id = $2`,
 );
 
+/**
+ * The enterprise's applications with these ids, in one query (a page of quotes embeds them,
+ * R5; the change feed loads a batch). Ids of other enterprises are left out.
+ */
+export async function findApplicationsByIds(
+  db: SqlExecutor,
+  ids: readonly string[],
+  enterpriseId: string,
+): Promise<Map<string, ApplicationRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await selectRows<ApplicationRow>(db, BY_IDS_SQL, [[...new Set(ids)], enterpriseId]);
+  return new Map(rows.map((row) => [row.id, presentApplication(row)]));
+}
+
 @Injectable()
 export class ApplicationsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -72,13 +86,8 @@ export class ApplicationsService {
     return presentApplication(row);
   }
 
-  /**
-   * The enterprise's applications with these ids, in one query (a page of quotes embeds them,
-   * R5). Ids of other enterprises are left out.
-   */
-  async findByIds(ids: readonly string[], enterpriseId: string): Promise<Map<string, ApplicationRecord>> {
-    if (ids.length === 0) return new Map();
-    const rows = await selectRows<ApplicationRow>(this.dataSource, BY_IDS_SQL, [[...new Set(ids)], enterpriseId]);
-    return new Map(rows.map((row) => [row.id, presentApplication(row)]));
+  /** The enterprise's applications with these ids, in one query; other enterprises' left out. */
+  findByIds(ids: readonly string[], enterpriseId: string): Promise<Map<string, ApplicationRecord>> {
+    return findApplicationsByIds(this.dataSource, ids, enterpriseId);
   }
 }

@@ -32,6 +32,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Organisations', description: 'Legal entities. Read-only.' },
   { name: 'Applications', description: 'Finance applications. Read-only.' },
   { name: 'Quotes', description: 'Finance scenarios of an application. Read-only.' },
+  {
+    name: 'Changes',
+    description: 'What changed in the enterprise since a cursor: keep a copy in sync without re-reading every list.',
+  },
   { name: 'Webhooks', description: 'Called by the signature providers; the signature is the authentication.' },
   { name: 'Health', description: 'For load balancers and operators. Not rate limited.' },
 ];

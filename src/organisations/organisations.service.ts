@@ -1,7 +1,6 @@
 import { ForbiddenException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { loadContacts } from '../common/contacts/contacts.loader.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import type { PageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
@@ -14,12 +13,8 @@ import {
   planPage,
   type Page,
 } from '../database/tenant-page.js';
-import {
-  ORGANISATION_COLUMNS,
-  presentOrganisation,
-  type OrganisationRecord,
-  type OrganisationRow,
-} from './organisation.presenter.js';
+import { ORGANISATION_COLUMNS, type OrganisationRecord, type OrganisationRow } from './organisation.presenter.js';
+import { presentOrganisations } from './organisations.queries.js';
 
 @Injectable()
 export class OrganisationsService {
@@ -53,12 +48,7 @@ export class OrganisationsService {
     return record;
   }
 
-  private async present(rows: readonly OrganisationRow[]): Promise<OrganisationRecord[]> {
-    const contactsOf = await loadContacts(
-      this.dataSource,
-      'organisation_id',
-      rows.map((row) => row.id),
-    );
-    return rows.map((row) => presentOrganisation(row, contactsOf(row.id)));
+  private present(rows: readonly OrganisationRow[]): Promise<OrganisationRecord[]> {
+    return presentOrganisations(this.dataSource, rows);
   }
 }

@@ -1,11 +1,11 @@
 import { ForbiddenException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApplicationsService } from '../applications/applications.service.js';
+import { findApplicationsByIds } from '../applications/applications.service.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import type { PageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
-import { selectRows } from '../database/sql.js';
+import { selectRows, type SqlExecutor } from '../database/sql.js';
 import {
   countForEnterprise,
   NEWEST_FIRST,
@@ -16,14 +16,25 @@ import {
 } from '../database/tenant-page.js';
 import { presentQuote, type QuoteRecord, type QuoteRow } from './quote.presenter.js';
 
-const COLUMNS = 'id, enterprise_id, application_id, created_at, updated_at';
+export const QUOTE_COLUMNS = 'id, enterprise_id, application_id, created_at, updated_at';
+const COLUMNS = QUOTE_COLUMNS;
+
+/** Quotes with their applications embedded (R5), one query for all the applications. */
+export async function presentQuotesWithApplications(
+  db: SqlExecutor,
+  rows: readonly QuoteRow[],
+  enterpriseId: string,
+): Promise<QuoteRecord[]> {
+  const ids = rows.flatMap((row) => (row.application_id === null ? [] : [row.application_id]));
+  const applications = await findApplicationsByIds(db, ids, enterpriseId);
+  return rows.map((row) =>
+    presentQuote(row, row.application_id === null ? null : (applications.get(row.application_id) ?? null)),
+  );
+}
 
 @Injectable()
 export class QuotesService {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly applications: ApplicationsService,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
    * One page of the enterprise's quotes (R7): two queries, plus one for all their applications
@@ -52,11 +63,7 @@ export class QuotesService {
     return record;
   }
 
-  private async withApplications(rows: readonly QuoteRow[], enterpriseId: string): Promise<QuoteRecord[]> {
-    const ids = rows.flatMap((row) => (row.application_id === null ? [] : [row.application_id]));
-    const applications = await this.applications.findByIds(ids, enterpriseId);
-    return rows.map((row) =>
-      presentQuote(row, row.application_id === null ? null : (applications.get(row.application_id) ?? null)),
-    );
+  private withApplications(rows: readonly QuoteRow[], enterpriseId: string): Promise<QuoteRecord[]> {
+    return presentQuotesWithApplications(this.dataSource, rows, enterpriseId);
   }
 }

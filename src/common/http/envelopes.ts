@@ -36,3 +36,17 @@ export class LoginEnvelope<T> {
     readonly access_token: string,
   ) {}
 }
+
+/** A page of the change feed: `{data: [entries], links: {next}, meta: {next_cursor, has_more}}`. */
+export class ChangeFeedEnvelope<T = unknown> {
+  constructor(
+    readonly data: { type: string; id: string; action: string; changed_at: string; record: T | null }[],
+    readonly links: { next: string },
+    readonly meta: { next_cursor: string; has_more: boolean },
+  ) {}
+}
+
+/** `{data: {cursor}}`: a position in the change feed, not a record; the same in both versions. */
+export class CursorEnvelope {
+  constructor(readonly data: { cursor: string }) {}
+}

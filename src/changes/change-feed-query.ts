@@ -1,0 +1,78 @@
+import { BadRequestException } from '@nestjs/common';
+import { ErrorMessages } from '../common/http/error-messages.js';
+import type { FieldErrors } from '../common/http/validation-failed.exception.js';
+import { InvalidCursorError, type ChangeCursorCodec } from './change-cursor.js';
+import {
+  BEGINNING,
+  CHANGE_TYPES,
+  DEFAULT_CHANGE_LIMIT,
+  MAX_CHANGE_LIMIT,
+  type ChangePosition,
+  type ChangeType,
+} from './change-types.js';
+
+export const ChangeFeedMessages = {
+  invalidCursor: 'The cursor is invalid.',
+  invalidTypes: `The types field must be a comma-separated list of: ${CHANGE_TYPES.join(', ')}.`,
+  invalidLimit: `The limit field must be an integer from 1 to ${MAX_CHANGE_LIMIT}.`,
+} as const;
+
+/** 400 with the validation envelope; a bad cursor says so in the message. */
+export class ChangeFeedQueryException extends BadRequestException {
+  constructor(errors: FieldErrors) {
+    super({ message: errors.cursor ? ChangeFeedMessages.invalidCursor : ErrorMessages.invalidData, errors });
+  }
+}
+
+export interface ChangeFeedQuery {
+  readonly after: ChangePosition;
+  readonly types: readonly ChangeType[];
+  readonly limit: number;
+  /** The parameters as the client gave them, for the next link. */
+  readonly given: { types?: string; limit?: string };
+}
+
+const TYPE_SET = new Set<string>(CHANGE_TYPES);
+
+function parseTypes(value: unknown): ChangeType[] | undefined {
+  if (value === undefined) return [...CHANGE_TYPES];
+  if (typeof value !== 'string') return undefined;
+  const types = value.split(',').map((part) => part.trim());
+  if (types.some((type) => !TYPE_SET.has(type))) return undefined;
+  return CHANGE_TYPES.filter((type) => types.includes(type));
+}
+
+function parseLimit(value: unknown): number | undefined {
+  if (value === undefined) return DEFAULT_CHANGE_LIMIT;
+  if (typeof value !== 'string' || !/^\d{1,4}$/.test(value)) return undefined;
+  const limit = Number(value);
+  return limit >= 1 && limit <= MAX_CHANGE_LIMIT ? limit : undefined;
+}
+
+/** `cursor`, `types` and `limit` of a feed request; other parameters are ignored, as on lists. */
+export function parseChangeFeedQuery(
+  query: Record<string, unknown>,
+  enterpriseId: string,
+  codec: ChangeCursorCodec,
+): ChangeFeedQuery {
+  const errors: FieldErrors = {};
+  let after = BEGINNING;
+  if (query.cursor !== undefined) {
+    try {
+      if (typeof query.cursor !== 'string') throw new InvalidCursorError();
+      after = codec.decode(query.cursor, enterpriseId);
+    } catch (error) {
+      if (!(error instanceof InvalidCursorError)) throw error;
+      errors.cursor = [ChangeFeedMessages.invalidCursor];
+    }
+  }
+  const types = parseTypes(query.types);
+  if (!types) errors.types = [ChangeFeedMessages.invalidTypes];
+  const limit = parseLimit(query.limit);
+  if (limit === undefined) errors.limit = [ChangeFeedMessages.invalidLimit];
+  if (!types || limit === undefined || Object.keys(errors).length > 0) throw new ChangeFeedQueryException(errors);
+  const given: { types?: string; limit?: string } = {};
+  if (typeof query.types === 'string') given.types = query.types;
+  if (typeof query.limit === 'string') given.limit = query.limit;
+  return { after, types, limit, given };
+}
