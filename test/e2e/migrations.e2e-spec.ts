@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
+import { DataSource as TypeOrmDataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source-options.js';
 import { openDataSource, runMigrations } from '../../src/database/migration-runner.js';
 import { MIGRATIONS } from '../../src/database/migrations.js';
 import { selectRows } from '../../src/database/sql.js';
@@ -9,6 +11,7 @@ const TABLES = [
   'access_tokens',
   'addresses',
   'applications',
+  'change_log',
   'emails',
   'enterprises',
   'financials',
@@ -88,5 +91,75 @@ describe('migrations', () => {
   it('roll back to empty', async () => {
     for (let i = 0; i < MIGRATIONS.length; i++) await dataSource.undoLastMigration({ transaction: 'each' });
     expect(await tables(dataSource)).toEqual(['typeorm_migrations']);
+  });
+});
+
+describe('the change log migration', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await acquireTestDatabase({ migrated: false });
+  });
+  afterAll(async () => {
+    await database.release();
+  });
+
+  it('back-fills every existing record, so a feed read from the beginning lists the whole enterprise', async () => {
+    const before = new TypeOrmDataSource({
+      ...dataSourceOptions(database, false, 'operator'),
+      migrations: MIGRATIONS.filter((m) => m.name !== 'ChangeLog1764100000000'),
+    });
+    await before.initialize();
+    await runMigrations(before);
+    const e = '00000000-0000-4000-8000-0000000000e1';
+    await before.query(`INSERT INTO enterprises (id, name) VALUES ($1, 'E')`, [e]);
+    await before.query(
+      `INSERT INTO people (id, enterprise_id, last_name) VALUES ('00000000-0000-4000-8000-0000000000c1', $1, 'P')`,
+      [e],
+    );
+    await before.query(
+      `INSERT INTO people (id, enterprise_id, last_name) VALUES ('00000000-0000-4000-8000-0000000000c2', NULL, 'Nobody')`,
+    );
+    await before.query(
+      `INSERT INTO organisations (id, enterprise_id, legal_name) VALUES ('00000000-0000-4000-8000-0000000000c3', $1, 'O')`,
+      [e],
+    );
+    await before.query(
+      `INSERT INTO applications (id, enterprise_id) VALUES ('00000000-0000-4000-8000-0000000000c4', $1)`,
+      [e],
+    );
+    await before.query(
+      `INSERT INTO quotes (id, enterprise_id, application_id) VALUES ('00000000-0000-4000-8000-0000000000c5', $1, '00000000-0000-4000-8000-0000000000c4')`,
+      [e],
+    );
+    await before.query(
+      `INSERT INTO leads (id, enterprise_id, title) VALUES ('00000000-0000-4000-8000-0000000000c6', $1, 'L')`,
+      [e],
+    );
+    await before.query(
+      `INSERT INTO users (id, name, email, password_hash) VALUES ('00000000-0000-4000-8000-0000000000c7', 'U', 'u@example.com', 'x')`,
+    );
+    await before.query(
+      `INSERT INTO memberships (user_id, enterprise_id) VALUES ('00000000-0000-4000-8000-0000000000c7', $1)`,
+      [e],
+    );
+    await before.destroy();
+
+    const after = await openDataSource(database);
+    try {
+      expect(await runMigrations(after)).toEqual(['ChangeLog1764100000000']);
+      const rows = await selectRows<{ record_type: string; record_id: string; action: string }>(
+        after,
+        `SELECT record_type, record_id, action FROM change_log WHERE enterprise_id = $1 ORDER BY seq`,
+        [e],
+      );
+      expect(rows.map((r) => `${r.record_type}:${r.record_id.slice(-2)}:${r.action}`).sort()).toEqual(
+        ['person:c1', 'organisation:c3', 'application:c4', 'quote:c5', 'lead:c6', 'user:c7']
+          .map((k) => `${k}:upserted`)
+          .sort(),
+      );
+    } finally {
+      await after.destroy();
+    }
   });
 });

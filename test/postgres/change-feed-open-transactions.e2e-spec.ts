@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+interface FeedPage {
+  data: { type: string; id: string; action: string; record: Record<string, unknown> | null }[];
+  meta: { next_cursor: string; has_more: boolean };
+}
+
+/**
+ * Writers on connections of their own, outside the service, against a real PostgreSQL server
+ * (the embedded one has a single backend, so no second transaction can be open beside a read).
+ */
+describe('change feed beside open transactions', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let token = '';
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const fixture = tenantDocument();
+    tenant = fixture.tenant;
+    await importFixture(t, fixture.doc);
+    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function connect(): Promise<pg.Client> {
+    const client = new pg.Client(t.database.url);
+    await client.connect();
+    return client;
+  }
+
+  async function page(cursor: string): Promise<FeedPage> {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/v2/changes?cursor=${encodeURIComponent(cursor)}`,
+      headers: apiHeaders('v2', token, tenant.enterpriseId),
+    });
+    expect(res.statusCode).toBe(200);
+    return res.json<FeedPage>();
+  }
+
+  async function cursorNow(): Promise<string> {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v2/changes/cursor',
+      headers: apiHeaders('v2', token, tenant.enterpriseId),
+    });
+    return res.json<{ data: { cursor: string } }>().data.cursor;
+  }
+
+  const insertLead = (client: pg.Client, id: string, title: string) =>
+    client.query(`INSERT INTO leads (id, enterprise_id, title) VALUES ($1, $2, $3)`, [id, tenant.enterpriseId, title]);
+
+  it('delivers a transaction held open over a feed read once it commits, though a later one committed first', async () => {
+    const slow = await connect();
+    const fast = await connect();
+    try {
+      const fastLead = randomUUID();
+      await insertLead(fast, fastLead, 'fast, first version');
+      let cursor = await cursorNow();
+      const slowLead = randomUUID();
+      await slow.query('BEGIN');
+      await insertLead(slow, slowLead, 'slow');
+      // An update, not an insert: inserts of one enterprise queue on its row counter.
+      await fast.query(`UPDATE leads SET title = 'fast' WHERE id = $1`, [fastLead]);
+
+      // The fast lead committed, but the slow transaction began before it and may still commit:
+      // the cursor must not move past it.
+      let body = await page(cursor);
+      expect(body.data.map((e) => e.id)).not.toContain(slowLead);
+      cursor = body.meta.next_cursor;
+      body = await page(cursor);
+      cursor = body.meta.next_cursor;
+
+      await slow.query('COMMIT');
+      const seen = new Set<string>();
+      // Other transactions on the server (other suites) may hold the horizon back for a moment.
+      for (let i = 0; i < 100 && !(seen.has(slowLead) && seen.has(fastLead)); i++) {
+        body = await page(cursor);
+        for (const entry of body.data) seen.add(entry.id);
+        cursor = body.meta.next_cursor;
+        if (!body.meta.has_more) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(seen).toContain(slowLead);
+      expect(seen).toContain(fastLead);
+    } finally {
+      await slow.end();
+      await fast.end();
+    }
+  });
+
+  it('a rolled-back transaction leaves no entry and does not hold the feed back afterwards', async () => {
+    const client = await connect();
+    try {
+      const cursor = await cursorNow();
+      const id = randomUUID();
+      await client.query('BEGIN');
+      await insertLead(client, id, 'never');
+      await client.query('ROLLBACK');
+      const kept = randomUUID();
+      await insertLead(client, kept, 'kept');
+      const body = await page(cursor);
+      expect(body.data.map((e) => e.id)).toEqual([kept]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('writers on four connections and a polling reader: the reader ends with every final state', async () => {
+    const leads = Array.from({ length: 12 }, () => randomUUID());
+    const setup = await connect();
+    for (const id of leads) await insertLead(setup, id, 'round 0');
+    await setup.end();
+    let cursor = await cursorNow();
+    const finalTitle = new Map<string, unknown>();
+    const writers = Array.from({ length: 4 }, async (_, w) => {
+      const client = await connect();
+      try {
+        for (let round = 1; round <= 15; round++) {
+          await client.query('BEGIN');
+          for (const id of leads.filter((_, i) => i % 4 === w)) {
+            await client.query(`UPDATE leads SET title = $2 WHERE id = $1`, [id, `round ${round}`]);
+          }
+          // Some transactions stay open a while, so commits land out of transaction-id order.
+          if (round % 3 === w % 3) await new Promise((resolve) => setTimeout(resolve, 15));
+          await client.query('COMMIT');
+        }
+      } finally {
+        await client.end();
+      }
+    });
+    let done = false;
+    const all = Promise.all(writers).then(() => {
+      done = true;
+    });
+    while (!done) {
+      const body = await page(cursor);
+      for (const entry of body.data) finalTitle.set(entry.id, entry.record?.title);
+      cursor = body.meta.next_cursor;
+    }
+    await all;
+    for (let i = 0; i < 200 && leads.some((id) => finalTitle.get(id) !== 'round 15'); i++) {
+      const body = await page(cursor);
+      for (const entry of body.data) finalTitle.set(entry.id, entry.record?.title);
+      cursor = body.meta.next_cursor;
+      if (!body.meta.has_more) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const id of leads) expect(finalTitle.get(id)).toBe('round 15');
+  });
+});
