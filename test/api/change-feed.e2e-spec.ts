@@ -282,7 +282,10 @@ describe('change feed', () => {
       await importFixture(t, { people: [changed] });
       const drained = await drain('v2', cursor);
       expect(drained.entries.map((e) => [e.type, e.id])).toEqual([['person', seeded.person.id]]);
-      const record = drained.entries[0]?.record as { phone_numbers: { data: { number: string }[] }; emails: { data: [] } };
+      const record = drained.entries[0]?.record as {
+        phone_numbers: { data: { number: string }[] };
+        emails: { data: [] };
+      };
       expect(record.phone_numbers.data[0]?.number).toBe('0499 999 999');
       expect(record.emails.data).toEqual([]);
       seeded.person = changed as typeof seeded.person;
