@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { FieldCipher } from '../src/common/crypto/field-cipher.js';
 import { hashPassword, verifyPassword } from '../src/common/auth/password-hasher.js';
 import { parseAppKey } from '../src/config/app-key.js';
@@ -22,16 +23,42 @@ interface Row extends LoadResult {
   target: string;
   scenario: string;
   ratio?: number;
+  /** Records delivered per second, for scenarios that answer many records at once. */
+  recordsPerSecond?: number;
 }
 
-type Scenario = { name: string; baseline?: boolean } & Omit<LoadOptions, 'url' | 'durationSeconds'> & { path: string };
+type Scenario = { name: string; baseline?: boolean; /** records in each answer */ records?: number } & Omit<
+  LoadOptions,
+  'url' | 'durationSeconds'
+> & { path: string };
 
 function scenarios(data: BenchData, token: string): Scenario[] {
   const v2 = { authorization: `Bearer ${token}`, 'x-enterprise-id': data.enterpriseId, accept: 'application/json' };
   const v1 = { authorization: `Bearer ${token}`, enterpriseid: data.enterpriseId, accept: 'application/json' };
   const webhookBody = JSON.stringify({ event: 'document.viewed', data: { documentId: BENCH_DOCUMENT } });
   return [
-    { name: 'v2 people page 1', baseline: true, path: '/api/v2/people?page=1', headers: v2, connections: CONNECTIONS },
+    {
+      name: 'v2 people page 1',
+      baseline: true,
+      records: 100,
+      path: '/api/v2/people?page=1',
+      headers: v2,
+      connections: CONNECTIONS,
+    },
+    {
+      name: 'v2 change feed, 100 people',
+      records: 100,
+      path: '/api/v2/changes?types=person&limit=100',
+      headers: v2,
+      connections: CONNECTIONS,
+    },
+    {
+      name: 'v2 change feed, 500 people',
+      records: 500,
+      path: '/api/v2/changes?types=person&limit=500',
+      headers: v2,
+      connections: CONNECTIONS,
+    },
     { name: 'v1 people page 1', path: '/api/v1/people?page=1', headers: v1, connections: CONNECTIONS },
     {
       name: `v2 people last page (${data.lastPage})`,
@@ -135,7 +162,7 @@ async function measure(
     await checkScenario(service, serviceTarget, s);
     if (!s.baseline) {
       const result = await load(service, s, DURATION);
-      rows.push({ target: serviceTarget, scenario: s.name, ...result });
+      rows.push({ target: serviceTarget, scenario: s.name, ...result, ...recordRate(s, result) });
       report(serviceTarget, s, result);
       continue;
     }
@@ -153,13 +180,54 @@ async function measure(
       target: serviceTarget,
       scenario: s.name,
       ...result,
+      ...recordRate(s, result),
       ratio: result.requestsPerSecond / base.requestsPerSecond,
     });
-    rows.push({ target: baselineTarget, scenario: s.name, ...base });
+    rows.push({ target: baselineTarget, scenario: s.name, ...base, ...recordRate(s, base) });
     report(serviceTarget, s, result);
     report(baselineTarget, s, base);
   }
   return rows;
+}
+
+function recordRate(s: Scenario, result: LoadResult): { recordsPerSecond?: number } {
+  return s.records === undefined ? {} : { recordsPerSecond: result.requestsPerSecond * s.records };
+}
+
+/**
+ * What the change feed's capture triggers cost a lead create: the same scenario with the lead
+ * table's insert trigger disabled and enabled, in alternating rounds on the same server.
+ */
+async function feedTriggerCost(service: RunningServer, target: string, data: BenchData, s: Scenario): Promise<Row[]> {
+  const db = new pg.Client({ connectionString: data.url });
+  await db.connect();
+  try {
+    const off: LoadResult[] = [];
+    const on: LoadResult[] = [];
+    const seconds = Math.max(2, Math.round(DURATION / ROUNDS));
+    for (let round = 0; round < ROUNDS; round++) {
+      await db.query('ALTER TABLE leads DISABLE TRIGGER leads_changes_insert');
+      off.push(await load(service, s, seconds));
+      await db.query('ALTER TABLE leads ENABLE TRIGGER leads_changes_insert');
+      on.push(await load(service, s, seconds));
+    }
+    const without = merge(off);
+    const withTriggers = merge(on);
+    report(`${target}, feed trigger off`, s, without);
+    report(`${target}, feed trigger on`, s, withTriggers);
+    return [
+      { target: `${target}, feed trigger off`, scenario: s.name, ...without },
+      {
+        target: `${target}, feed trigger on`,
+        scenario: s.name,
+        ...withTriggers,
+        ratio: withTriggers.requestsPerSecond / without.requestsPerSecond,
+      },
+    ];
+  } finally {
+    await db.query('ALTER TABLE leads ENABLE TRIGGER leads_changes_insert');
+    await db.end();
+  }
 }
 
 /** Each measured process's own high-water mark of resident memory (VmHWM) over its whole run. */
@@ -192,7 +260,10 @@ async function serviceRun(data: BenchData, target: string, redis: boolean): Prom
     });
     try {
       const token = await login(service);
-      const rows = await measure(service, target, baseline, baselineTarget, scenarios(data, token));
+      const list = scenarios(data, token);
+      const rows = await measure(service, target, baseline, baselineTarget, list);
+      const leadCreate = list.find((s) => s.name === 'v2 lead create');
+      if (leadCreate && !redis) rows.push(...(await feedTriggerCost(service, target, data, leadCreate)));
       processPeaks[target] = peakRssMiB(service.process.pid ?? 0);
       processPeaks[baselineTarget] = peakRssMiB(baseline.process.pid ?? 0);
       return rows;
@@ -219,11 +290,23 @@ async function loginCpuMs(times = 20): Promise<number> {
 }
 
 function table(rows: Row[]): string {
-  const head = ['target', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'peak RSS MiB', 'vs baseline'];
+  const head = [
+    'target',
+    'scenario',
+    'req/s',
+    'records/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'non-2xx',
+    'peak RSS MiB',
+    'vs baseline',
+  ];
   const lines = rows.map((r) => [
     r.target,
     r.scenario,
     r.requestsPerSecond.toFixed(0),
+    r.recordsPerSecond === undefined ? '' : r.recordsPerSecond.toFixed(0),
     String(r.p50),
     String(r.p99),
     String(r.errors),

@@ -7,6 +7,8 @@ export const BENCH_PEOPLE = Number(process.env.BENCH_PEOPLE ?? 100_000);
 export const BENCH_LEADS = 1_000;
 export const BENCH_USER = { email: 'bench@example.com', password: 'bench-password' };
 export const BENCH_DOCUMENT = 'bench-document-1';
+/** The database the bench creates afresh on the server (BENCH_DATABASE to run two at once). */
+const BENCH_DATABASE = process.env.BENCH_DATABASE ?? 'finance_intake_bench';
 
 export interface BenchData {
   url: string;
@@ -24,7 +26,7 @@ function withDatabase(url: string, database: string): string {
 const FIRST_NAMES = ['Jane', 'John', 'Aisha', 'Wei', 'Priya', 'Liam', 'Olivia', 'Noah', 'Mia', 'Lucas'];
 
 /**
- * A fresh database `finance_intake_bench`, migrated, holding one enterprise with BENCH_PEOPLE
+ * A fresh database (`finance_intake_bench` unless BENCH_DATABASE says), migrated, holding one enterprise with BENCH_PEOPLE
  * people (2 phones, 1 email, 1 address, 3 financials each, one of them 0.00), leads, a user and
  * a provider A document. Generated in SQL: loading 800,000 rows through the importer would
  * measure the importer, not the API.
@@ -32,10 +34,11 @@ const FIRST_NAMES = ['Jane', 'John', 'Aisha', 'Wei', 'Priya', 'Liam', 'Olivia', 
 export async function prepareBenchDatabase(serverUrl: string, cipher: FieldCipher): Promise<BenchData> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS finance_intake_bench WITH (FORCE)');
-  await admin.query('CREATE DATABASE finance_intake_bench');
+  if (!/^[a-z_][a-z0-9_]*$/.test(BENCH_DATABASE)) throw new Error('BENCH_DATABASE must be a plain lowercase name');
+  await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`);
   await admin.end();
-  const url = withDatabase(serverUrl, 'finance_intake_bench');
+  const url = withDatabase(serverUrl, BENCH_DATABASE);
 
   const dataSource = await openDataSource({ url, poolMax: 2 });
   await runMigrations(dataSource);

@@ -57,7 +57,8 @@ export function parseChangeFeedQuery(
 ): ChangeFeedQuery {
   const errors: FieldErrors = {};
   let after = BEGINNING;
-  if (query.cursor !== undefined) {
+  // An empty cursor is no cursor, so a client's first call can send `cursor=` as its later ones do.
+  if (query.cursor !== undefined && query.cursor !== '') {
     try {
       if (typeof query.cursor !== 'string') throw new InvalidCursorError();
       after = codec.decode(query.cursor, enterpriseId);

@@ -366,6 +366,19 @@ describe('change feed', () => {
       expect(Object.keys(body.errors)).toEqual([field]);
     });
 
+    it.each(['POST', 'PUT', 'DELETE'] as const)('%s on the feed is 405 with Allow', async (method) => {
+      const res = await t.app.inject({
+        method,
+        url: '/api/v2/changes',
+        headers: apiHeaders('v2', token, tenant.enterpriseId),
+      });
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('GET');
+      expect(res.json<{ message: string }>().message).toBe(
+        `The ${method} method is not supported for route api/v2/changes. Supported methods: GET.`,
+      );
+    });
+
     it('limit 1 and 500 are accepted, and a page holds at most limit entries', async () => {
       expect((await page('v2', { limit: '1' })).data).toHaveLength(1);
       expect((await page('v2', { limit: '500' })).meta.has_more).toBe(false);
@@ -385,12 +398,15 @@ describe('change feed', () => {
   describe('cursors', () => {
     it.each([
       ['made up', 'not-a-cursor'],
-      ['empty', ''],
       ['of the wrong length', 'AAAA'],
     ])('a %s cursor is 400 The cursor is invalid.', async (_, cursor) => {
       const res = await feed('v2', { cursor });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ message: 'The cursor is invalid.', errors: { cursor: ['The cursor is invalid.'] } });
+    });
+
+    it('an empty cursor reads from the beginning, like none', async () => {
+      expect((await page('v2', { cursor: '' })).data).toEqual((await page('v2')).data);
     });
 
     it('an edited cursor is refused', async () => {
