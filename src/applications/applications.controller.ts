@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
 import type { FastifyRequest } from 'fastify';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { DataEnvelope, PageEnvelope } from '../common/http/envelopes.js';
@@ -26,6 +27,7 @@ export class ApplicationsController extends ReadOnlyRoutes {
   }
 
   @Get()
+  @ConditionalRead('application')
   @Operation('listApplications', 'List applications', "The enterprise's applications, 100 a page.")
   @ApiPage(ApplicationSchema, "A page of the enterprise's applications, newest first (R7).")
   async list(
@@ -39,6 +41,7 @@ export class ApplicationsController extends ReadOnlyRoutes {
   }
 
   @Get(':id')
+  @ConditionalRead('application')
   @Operation('getApplication', 'Retrieve an application', 'An application of the enterprise in the header, by id.')
   @ApiRecord(ApplicationSchema, 'The application.')
   @ApiRecordId('Application')

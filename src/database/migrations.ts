@@ -1,6 +1,12 @@
 import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initial-schema.js';
 import { TenantRowCounts1763900000000 } from '../../migrations/1763900000000-tenant-row-counts.js';
 import { ChangeLog1764100000000 } from '../../migrations/1764100000000-change-log.js';
+import { ChangeVersions1764150000000 } from '../../migrations/1764150000000-change-versions.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
-export const MIGRATIONS = [InitialSchema1763800000000, TenantRowCounts1763900000000, ChangeLog1764100000000];
+export const MIGRATIONS = [
+  InitialSchema1763800000000,
+  TenantRowCounts1763900000000,
+  ChangeLog1764100000000,
+  ChangeVersions1764150000000,
+];

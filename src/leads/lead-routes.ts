@@ -1,4 +1,5 @@
 import { Delete, ForbiddenException, Get, Param, Query, Req } from '@nestjs/common';
+import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
 import type { FastifyRequest } from 'fastify';
 import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
@@ -30,6 +31,7 @@ export abstract class LeadRoutes {
   ) {}
 
   @Get()
+  @ConditionalRead('lead')
   @Operation('listLeads', 'List leads', "The enterprise's leads, 100 a page.")
   @ApiPage(LeadSchema, "A page of the enterprise's leads, newest first (R7).")
   async list(
@@ -43,6 +45,7 @@ export abstract class LeadRoutes {
   }
 
   @Get(':id')
+  @ConditionalRead('lead')
   @Operation('getLead', 'Retrieve a lead', 'A lead of the enterprise in the header, by id.')
   @ApiRecord(LeadSchema, 'The lead.')
   @ApiRecordId('Lead')

@@ -13,6 +13,7 @@ import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
 import { OPERATION_ID } from './api-operation.decorator.js';
 import { v1CasingOf } from './record-schema.decorator.js';
 import { NO_DATABASE } from './api-responses.decorator.js';
+import { ETAG_EXTENSION } from '../changes/conditional-read.interceptor.js';
 
 export type JsonObject = { [key: string]: unknown };
 export type OpenApiDocument = JsonObject & { paths: Record<string, Record<string, JsonObject>> };
@@ -371,10 +372,38 @@ function completeOperation(
       if (isObject(response) && response.$ref === undefined) response.headers = rateLimitHeaders(status);
     }
   }
+  if (operation[ETAG_EXTENSION] === true) {
+    delete operation[ETAG_EXTENSION];
+    addConditionalGet(responses, parameters, facts.rateLimited);
+  }
   operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   if (parameters.length > 0) operation.parameters = parameters;
   else delete operation.parameters;
   return operation;
+}
+
+const ETAG_HEADER = {
+  description:
+    'A version of this answer, built from what it depends on. Send it back as `If-None-Match` to get a 304 ' +
+    'while nothing changed.',
+  schema: { type: 'string' },
+};
+
+/** ETag on the 200, the If-None-Match parameter, and the 304 without a body. */
+function addConditionalGet(responses: JsonObject, parameters: JsonObject[], rateLimited: boolean): void {
+  const ok = responses['200'];
+  if (isObject(ok)) ok.headers = { ...(isObject(ok.headers) ? ok.headers : {}), ETag: ETAG_HEADER };
+  parameters.push({
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'The `ETag` of an earlier answer: 304 without a body while it still holds.',
+    schema: { type: 'string' },
+  });
+  responses['304'] = {
+    description: 'Nothing this answer depends on changed since the `ETag` sent in `If-None-Match`.',
+    headers: { ...(rateLimited ? rateLimitHeaders('304') : {}), ETag: { ...ETAG_HEADER, required: true } },
+  };
 }
 
 function enterpriseHeader(version: ApiVersion): JsonObject {

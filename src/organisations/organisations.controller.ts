@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
 import type { FastifyRequest } from 'fastify';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { DataEnvelope, PageEnvelope } from '../common/http/envelopes.js';
@@ -26,6 +27,7 @@ export class OrganisationsController extends ReadOnlyRoutes {
   }
 
   @Get()
+  @ConditionalRead('organisation')
   @Operation(
     'listOrganisations',
     'List organisations',
@@ -43,6 +45,7 @@ export class OrganisationsController extends ReadOnlyRoutes {
   }
 
   @Get(':id')
+  @ConditionalRead('organisation')
   @Operation('getOrganisation', 'Retrieve an organisation', 'An organisation of the enterprise in the header, by id.')
   @ApiRecord(OrganisationSchema, 'The organisation.')
   @ApiRecordId('Organisation')

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
 import type { FastifyRequest } from 'fastify';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { DataEnvelope, PageEnvelope } from '../common/http/envelopes.js';
@@ -26,6 +27,7 @@ export class PeopleController extends ReadOnlyRoutes {
   }
 
   @Get()
+  @ConditionalRead('person')
   @Operation('listPeople', 'List people', "The enterprise's people, 100 a page, with their contact and financial rows.")
   @ApiPage(PersonSchema, "A page of the enterprise's people, newest first (R7).")
   async list(
@@ -39,6 +41,7 @@ export class PeopleController extends ReadOnlyRoutes {
   }
 
   @Get(':id')
+  @ConditionalRead('person')
   @Operation('getPerson', 'Retrieve a person', 'A person of the enterprise in the header, by id.')
   @ApiRecord(PersonSchema, 'The person.')
   @ApiRecordId('Person')

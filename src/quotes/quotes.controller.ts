@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
 import type { FastifyRequest } from 'fastify';
 import { BOTH_VERSIONS, type ApiVersion } from '../common/http/api-version.js';
 import { RequestApiVersion } from '../common/http/api-version.decorator.js';
@@ -30,6 +31,7 @@ export class QuotesController extends ReadOnlyRoutes {
   }
 
   @Get()
+  @ConditionalRead('quote')
   @Operation('listQuotes', 'List quotes', "The enterprise's quotes, 100 a page.")
   @ApiPage(
     QuoteSchema,
@@ -47,6 +49,7 @@ export class QuotesController extends ReadOnlyRoutes {
   }
 
   @Get(':id')
+  @ConditionalRead('quote')
   @Operation('getQuote', 'Retrieve a quote', 'A quote of the enterprise in the header, by id, with its application.')
   @ApiRecord(QuoteSchema, 'The quote. Its `application` is embedded, null when it has none (R5).')
   @ApiRecordId('Quote')

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
 import { BOTH_VERSIONS, type ApiVersion } from '../common/http/api-version.js';
 import { RequestApiVersion } from '../common/http/api-version.decorator.js';
 import { DataEnvelope } from '../common/http/envelopes.js';
@@ -24,6 +25,7 @@ export class UsersController extends ReadOnlyRoutes {
   }
 
   @Get()
+  @ConditionalRead('user')
   @Operation('listUsers', "List the enterprise's users", 'Every user who is a member of the enterprise in the header.')
   @ApiList(UserSchema, 'Every user of the enterprise, newest first; not paginated (R8).')
   async list(@CurrentEnterprise() enterpriseId: string): Promise<DataEnvelope<UserRecord[]>> {
@@ -31,6 +33,7 @@ export class UsersController extends ReadOnlyRoutes {
   }
 
   @Get(':id')
+  @ConditionalRead('user')
   @Operation('getUser', 'Retrieve a user', 'A user of the enterprise in the header, by id.')
   @ApiRecord(UserSchema, 'The user.')
   @ApiRecordId('User')

@@ -12,6 +12,7 @@ const TABLES = [
   'addresses',
   'applications',
   'change_log',
+  'change_log_versions',
   'emails',
   'enterprises',
   'financials',
@@ -107,7 +108,7 @@ describe('the change log migration', () => {
   it('back-fills every existing record, so a feed read from the beginning lists the whole enterprise', async () => {
     const before = new TypeOrmDataSource({
       ...dataSourceOptions(database, false, 'operator'),
-      migrations: MIGRATIONS.filter((m) => m.name !== 'ChangeLog1764100000000'),
+      migrations: MIGRATIONS.filter((m) => !['ChangeLog1764100000000', 'ChangeVersions1764150000000'].includes(m.name)),
     });
     await before.initialize();
     await runMigrations(before);
@@ -147,7 +148,7 @@ describe('the change log migration', () => {
 
     const after = await openDataSource(database);
     try {
-      expect(await runMigrations(after)).toEqual(['ChangeLog1764100000000']);
+      expect(await runMigrations(after)).toEqual(['ChangeLog1764100000000', 'ChangeVersions1764150000000']);
       const rows = await selectRows<{ record_type: string; record_id: string; action: string }>(
         after,
         `SELECT record_type, record_id, action FROM change_log WHERE enterprise_id = $1 ORDER BY seq`,

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type Exception
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../database/database-unavailable.js';
 import { ErrorMessages } from './error-messages.js';
+import { NotModifiedException } from './conditional/entity-tag.js';
 import { pathOf } from './request-path.js';
 import type { RouteRegistry } from './route-registry.js';
 
@@ -76,6 +77,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   /** Also Fastify's error handler, for what fails before Nest routes the request (body parsing). */
   reply(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    if (exception instanceof NotModifiedException) {
+      void reply.header('etag', exception.tag).status(304).send();
+      return;
+    }
+    // A tag set before the answer failed describes no error.
+    void reply.removeHeader('etag');
     const { status, body, headers } = this.describe(exception, request);
     for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
     void reply.status(status).send(body);

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { HttpException } from '@nestjs/common';
+import { MIGRATIONS } from '../../../database/migrations.js';
+
+/**
+ * Bump when a presenter changes what it answers for the same stored data, so clients holding
+ * an ETag of the old shape get the new one (the migrations are in the tag already).
+ */
+const RESPONSE_FORMAT = '1';
+const BUILD = `${RESPONSE_FORMAT}|${MIGRATIONS.map((m) => m.name).join(',')}`;
+
+/**
+ * A weak ETag over what an answer depends on (never a hash of the answer): opaque, because the
+ * versions in it are counters shared by every tenant.
+ */
+export function entityTag(parts: readonly string[]): string {
+  const digest = createHash('sha256').update(BUILD).update('\0').update(parts.join('\0')).digest('base64url');
+  return `W/"${digest.slice(0, 27)}"`;
+}
+
+/** If-None-Match holds this tag (weak comparison, as for GET), or `*`. */
+export function matchesIfNoneMatch(header: string | string[] | undefined, tag: string): boolean {
+  if (header === undefined) return false;
+  const opaque = (value: string) => value.trim().replace(/^W\//, '');
+  const wanted = opaque(tag);
+  for (const value of (Array.isArray(header) ? header : [header]).flatMap((h) => h.split(','))) {
+    const candidate = value.trim();
+    if (candidate === '*' || opaque(candidate) === wanted) return true;
+  }
+  return false;
+}
+
+/** Ends a conditional GET whose representation did not change: 304 with the tag, no body. */
+export class NotModifiedException extends HttpException {
+  constructor(readonly tag: string) {
+    super('Not Modified', 304);
+  }
+}
