@@ -1,5 +1,12 @@
 import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initial-schema.js';
 import { TenantRowCounts1763900000000 } from '../../migrations/1763900000000-tenant-row-counts.js';
+import { TokenLifecycle1764200000000 } from '../../migrations/1764200000000-token-lifecycle.js';
+import { IdempotencyKeys1764200000001 } from '../../migrations/1764200000001-idempotency-keys.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
-export const MIGRATIONS = [InitialSchema1763800000000, TenantRowCounts1763900000000];
+export const MIGRATIONS = [
+  InitialSchema1763800000000,
+  TenantRowCounts1763900000000,
+  TokenLifecycle1764200000000,
+  IdempotencyKeys1764200000001,
+];

@@ -12,7 +12,8 @@ import { WITHOUT_ENTERPRISE } from '../common/tenancy/without-enterprise.decorat
 import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
 import { OPERATION_ID } from './api-operation.decorator.js';
 import { v1CasingOf } from './record-schema.decorator.js';
-import { NO_DATABASE } from './api-responses.decorator.js';
+import { IDEMPOTENT_WRITE, NO_DATABASE } from './api-responses.decorator.js';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../common/idempotency/idempotency-key.js';
 
 export type JsonObject = { [key: string]: unknown };
 export type OpenApiDocument = JsonObject & { paths: Record<string, Record<string, JsonObject>> };
@@ -24,7 +25,10 @@ const WITH_BODY = new Set(['post', 'put', 'patch', 'delete']);
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 export const TAGS: readonly { name: string; description: string }[] = [
-  { name: 'Authentication', description: 'Log in for a bearer token. Registration is disabled.' },
+  {
+    name: 'Authentication',
+    description: 'Log in for a bearer token, log out to revoke it. Registration is disabled.',
+  },
   { name: 'Enterprises', description: 'The enterprises (tenants) the caller belongs to. No enterprise header.' },
   { name: 'Users', description: 'Users of the enterprise in the header. Read-only.' },
   { name: 'Leads', description: 'The one writable resource: list, retrieve, create and update.' },
@@ -34,6 +38,13 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Quotes', description: 'Finance scenarios of an application. Read-only.' },
   { name: 'Webhooks', description: 'Called by the signature providers; the signature is the authentication.' },
   { name: 'Health', description: 'For load balancers and operators. Not rate limited.' },
+];
+
+const COMMON_DESCRIPTION = [
+  '- Lead writes take an optional `Idempotency-Key` header: a retry with the same key and body answers the first',
+  '  answer again (`Idempotent-Replayed: true`) instead of writing twice.',
+  '- Every answer carries `X-Request-Id`: the one the request sent when it is 1 to 128 characters of letters,',
+  '  digits, `.`, `_` and `-`, else an id the service made. Quote it when asking about a request.',
 ];
 
 const DESCRIPTION: Record<ApiVersion, string> = {
@@ -48,6 +59,7 @@ const DESCRIPTION: Record<ApiVersion, string> = {
     '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
     '  and `X-RateLimit-Reset`.',
     '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
+    ...COMMON_DESCRIPTION,
   ].join('\n'),
   v1: [
     'The Finance Intake API, version 1: PascalCase keys (`ID`, `EnterpriseID`, `CreatedAt`); nested rows and the',
@@ -61,6 +73,7 @@ const DESCRIPTION: Record<ApiVersion, string> = {
     '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
     '  and `X-RateLimit-Reset`.',
     '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
+    ...COMMON_DESCRIPTION,
   ].join('\n'),
 };
 
@@ -80,6 +93,13 @@ const RETRY_HEADERS = {
     description: 'Unix time (seconds) of the next accepted request.',
     schema: { type: 'integer', minimum: 0 },
   },
+};
+
+const REPLAYED = {
+  description:
+    '`true` when this is the remembered answer of an earlier request with the same `Idempotency-Key`: nothing was ' +
+    'written this time. Absent on the answer of the request that wrote.',
+  schema: { type: 'string', enum: ['true'] },
 };
 
 /** Statuses answered before the guards run (Fastify's body parsing, a failing token lookup). */
@@ -365,6 +385,13 @@ function completeOperation(
   if (facts.rateLimited) {
     for (const [status, response] of Object.entries(responses)) {
       if (isObject(response) && response.$ref === undefined) response.headers = rateLimitHeaders(status);
+    }
+  }
+  if (operation[IDEMPOTENT_WRITE] === true) {
+    delete operation[IDEMPOTENT_WRITE];
+    for (const [status, response] of Object.entries(responses)) {
+      if (status.startsWith('2') && isObject(response))
+        objectAt(response, 'headers')[IDEMPOTENT_REPLAYED_HEADER] = REPLAYED;
     }
   }
   operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
