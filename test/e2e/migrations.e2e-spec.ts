@@ -12,6 +12,7 @@ const TABLES = [
   'emails',
   'enterprises',
   'financials',
+  'idempotency_keys',
   'leads',
   'memberships',
   'organisations',
