@@ -98,7 +98,8 @@ describe('token lifecycle: logout, lifetime, last use, integration tokens, locke
       )[0]?.last_used_at;
     const tokens = t.app.get(TokenService);
     const spy = jest.spyOn(t.dataSource.logger, 'logQuery');
-    const touches = () => spy.mock.calls.filter(([sql]) => /UPDATE access_tokens SET last_used_at = now\(\)\s+WHERE/.test(sql)).length;
+    const touches = () =>
+      spy.mock.calls.filter(([sql]) => /UPDATE access_tokens SET last_used_at = now\(\)\s+WHERE/.test(sql)).length;
     try {
       expect(await lastUsed()).toBeNull();
       expect((await leads(token)).statusCode).toBe(200);
