@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
 import { limitLargeBodies } from './common/http/large-body-limit.js';
+import { echoRequestId, REQUEST_ID_HEADER } from './common/http/request-id-header.js';
 import { ROUTER_OPTIONS, RouteRegistry } from './common/http/route-registry.js';
 import { loggerOptions, requestId } from './common/logging/logger-options.js';
 import { PinoNestLogger } from './common/logging/pino-nest-logger.js';
@@ -44,7 +45,10 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     // A path that cannot be percent-decoded: Fastify answers it before routing and before any
     // hook, through here, so the headers the hooks would set are set here.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      void reply.headers(API_SECURITY_HEADERS).header('cache-control', 'no-store');
+      void reply
+        .headers(API_SECURITY_HEADERS)
+        .header('cache-control', 'no-store')
+        .header(REQUEST_ID_HEADER, request.id);
       errors.reply(error, request, reply);
     },
     bodyLimit: BODY_LIMIT_BYTES,
@@ -64,6 +68,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   // JSON only: a text body where JSON is expected is a 415 (R10), not a string to validate.
   fastify.removeContentTypeParser(['text/plain']);
   keepRawWebhookBodies(fastify);
+  echoRequestId(fastify);
   logRequests(fastify);
   addSecurityHeaders(fastify);
   noStoreForApi(fastify);

@@ -35,7 +35,7 @@ function fail(reply: FastifyReply, status: number, message: string): FastifyRepl
 /** Token, then membership of the header's enterprise: the look-ups the service's guards make. */
 async function caller(request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> {
   const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-  const user = token ? await findTokenUser(db, token) : undefined;
+  const user = token ? (await findTokenUser(db, token))?.user : undefined;
   if (!user) return void fail(reply, 401, 'Unauthenticated.');
   const enterpriseId = request.headers['x-enterprise-id'];
   if (typeof enterpriseId !== 'string' || !(await isMember(db, user.id, enterpriseId))) {

@@ -16,6 +16,8 @@ export interface CliOption {
   readonly name: string;
   readonly description: string;
   readonly required?: boolean;
+  /** A switch without a value (`--all`); read as the string `'true'` when given. */
+  readonly flag?: boolean;
 }
 
 interface CommandDescription {

@@ -27,6 +27,8 @@ export interface AppConfig {
   readonly webConcurrency: number;
   /** Origins browsers may call the API from; empty: no CORS headers at all (CORS off). */
   readonly corsOrigins: readonly string[];
+  /** Minutes a login token stays valid; undefined: until revoked (R12). */
+  readonly tokenLifetimeMinutes: number | undefined;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -108,5 +110,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     v1LegacyUserLookup: env.V1_LEGACY_USER_LOOKUP,
     webConcurrency: env.WEB_CONCURRENCY,
     corsOrigins: env.CORS_ORIGINS ?? [],
+    tokenLifetimeMinutes: env.TOKEN_LIFETIME_MINUTES,
   };
 }

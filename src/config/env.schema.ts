@@ -74,6 +74,8 @@ export const envSchema = z.object({
   V1_LEGACY_USER_LOOKUP: booleanFlag.default(false),
   WEB_CONCURRENCY: positiveInt(64).default(1),
   CORS_ORIGINS: corsOrigins.optional(),
+  /** Unset: login tokens do not expire. At most ten years. */
+  TOKEN_LIFETIME_MINUTES: positiveInt(5_256_000).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

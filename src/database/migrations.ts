@@ -2,6 +2,8 @@ import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initi
 import { TenantRowCounts1763900000000 } from '../../migrations/1763900000000-tenant-row-counts.js';
 import { ChangeLog1764100000000 } from '../../migrations/1764100000000-change-log.js';
 import { ChangeVersions1764150000000 } from '../../migrations/1764150000000-change-versions.js';
+import { TokenLifecycle1764200000000 } from '../../migrations/1764200000000-token-lifecycle.js';
+import { IdempotencyKeys1764200000001 } from '../../migrations/1764200000001-idempotency-keys.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -9,4 +11,6 @@ export const MIGRATIONS = [
   TenantRowCounts1763900000000,
   ChangeLog1764100000000,
   ChangeVersions1764150000000,
+  TokenLifecycle1764200000000,
+  IdempotencyKeys1764200000001,
 ];

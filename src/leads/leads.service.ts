@@ -6,7 +6,7 @@ import { poolReader } from '../database/pool-reader.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { pageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
-import { selectRows } from '../database/sql.js';
+import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { countForEnterprise, NEWEST_FIRST, pageIdsSql, pageParams, planPage } from '../database/tenant-page.js';
 import { MIXED_COLUMNS, type LeadChanges, type LeadColumns } from './lead-fields.js';
 import { findLeadRow } from './leads.queries.js';
@@ -75,11 +75,14 @@ export class LeadsService {
     this.owned(row, id, enterpriseId);
   }
 
-  /** A new lead of the header's enterprise; whatever the body said, enterprise_id is that. */
-  async create(enterpriseId: string, changes: LeadChanges): Promise<LeadRecord> {
+  /**
+   * A new lead of the header's enterprise; whatever the body said, enterprise_id is that. `db`:
+   * the transaction of an idempotent write, else the pool.
+   */
+  async create(enterpriseId: string, changes: LeadChanges, db: SqlExecutor = this.dataSource): Promise<LeadRecord> {
     const { names, values, placeholders } = columnParameters(changes.columns, 4);
     const [row] = await selectRows<LeadRow>(
-      this.dataSource,
+      db,
       `INSERT INTO leads (id, enterprise_id, extra_input${names.map((name) => `, ${name}`).join('')})
        VALUES ($1, $2, $3::jsonb${placeholders.map((placeholder) => `, ${placeholder}`).join('')})
        RETURNING ${LEAD_RECORD_COLUMNS}`,
@@ -93,18 +96,23 @@ export class LeadsService {
    * Writes the columns the body gave; the others stay (R17). extra_input keeps what it held
    * under keys this body did not send, and takes this body's extra keys.
    */
-  async update(id: string, enterpriseId: string, changes: LeadChanges): Promise<LeadRecord> {
+  async update(
+    id: string,
+    enterpriseId: string,
+    changes: LeadChanges,
+    db: SqlExecutor = this.dataSource,
+  ): Promise<LeadRecord> {
     const { names, values, placeholders } = columnParameters(changes.columns, 5);
     const assignments = names.map((name, i) => `${name} = ${placeholders[i] ?? ''}, `).join('');
     // TypeORM answers an UPDATE with [rows, affected count].
-    const [[row]] = await this.dataSource.query<[LeadRow[], number]>(
+    const [[row]] = (await db.query(
       `UPDATE leads SET ${assignments}
               extra_input = (extra_input - $3::text[]) || $4::jsonb,
               updated_at = now()
         WHERE id = $1 AND enterprise_id = $2
        RETURNING ${LEAD_RECORD_COLUMNS}`,
       [id, enterpriseId, changes.sentKeys, JSON.stringify(changes.extraInput), ...values],
-    );
+    )) as [LeadRow[], number];
     if (!row) throw new RecordNotFoundException('Lead', id);
     return presentLead(row);
   }

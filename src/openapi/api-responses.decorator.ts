@@ -1,7 +1,20 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiExtension, ApiExtraModels, ApiParam, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiExtension,
+  ApiExtraModels,
+  ApiHeader,
+  ApiParam,
+  ApiQuery,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { ErrorSchema, ValidationErrorSchema } from '../common/http/error.schema.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_MAX_CHARS,
+  IdempotencyMessages,
+} from '../common/idempotency/idempotency-key.js';
 import { DataOf, ListOf, PageOf } from './envelope.schema.js';
 
 /**
@@ -64,7 +77,9 @@ export const ApiLeadValidation = (): MethodDecorator =>
     ApiExtraModels(ValidationErrorSchema, ErrorSchema),
     ApiResponse({
       status: 400,
-      description: `Validation failed: \`${ErrorMessages.invalidData}\` with the messages of each field.`,
+      description:
+        `Validation failed: \`${ErrorMessages.invalidData}\` with the messages of each field ` +
+        `(an invalid \`${IDEMPOTENCY_KEY_HEADER}\` header is reported under its name).`,
       schema: { oneOf: [{ $ref: getSchemaPath(ValidationErrorSchema) }, { $ref: getSchemaPath(ErrorSchema) }] },
     }),
   );
@@ -78,3 +93,31 @@ export const NO_DATABASE = 'x-no-database';
 
 /** The route never reads the database, so it cannot answer the 503 of an unreachable one. */
 export const ApiWithoutDatabase = (): MethodDecorator => ApiExtension(NO_DATABASE, true);
+
+/** Operation extension of a write that takes `Idempotency-Key`; openapi-documents.ts removes it. */
+export const IDEMPOTENT_WRITE = 'x-idempotent-write';
+
+/**
+ * The optional `Idempotency-Key` header of a lead write and the 422 of a key used for another
+ * request. The success answer's `Idempotent-Replayed` header is added by openapi-documents.ts.
+ */
+export const ApiIdempotentWrite = (): MethodDecorator =>
+  applyDecorators(
+    ApiExtension(IDEMPOTENT_WRITE, true),
+    ApiHeader({
+      name: IDEMPOTENCY_KEY_HEADER,
+      required: false,
+      description:
+        'Makes the write safe to retry. A repeat of the same request (method, path and body; v2 after key ' +
+        'normalisation) with the same key, by the same user in the same enterprise within 24 hours, writes ' +
+        'nothing and answers the first answer again with `Idempotent-Replayed: true`; a repeat sent while the ' +
+        'first is still running waits for it. 1 to 255 visible ASCII characters (400 otherwise); a UUID is a ' +
+        'good key. A request refused with 400 is not remembered.',
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_CHARS, pattern: '^[\\x21-\\x7E]+$' },
+    }),
+    ApiResponse({
+      status: 422,
+      type: ValidationErrorSchema,
+      description: `The \`${IDEMPOTENCY_KEY_HEADER}\` was already used for another request: \`${IdempotencyMessages.reused}\` Nothing was written.`,
+    }),
+  );

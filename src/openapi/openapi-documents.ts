@@ -12,7 +12,8 @@ import { WITHOUT_ENTERPRISE } from '../common/tenancy/without-enterprise.decorat
 import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
 import { OPERATION_ID } from './api-operation.decorator.js';
 import { v1CasingOf } from './record-schema.decorator.js';
-import { NO_DATABASE } from './api-responses.decorator.js';
+import { IDEMPOTENT_WRITE, NO_DATABASE } from './api-responses.decorator.js';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../common/idempotency/idempotency-key.js';
 import { ETAG_EXTENSION } from '../changes/conditional-read.interceptor.js';
 
 export type JsonObject = { [key: string]: unknown };
@@ -25,7 +26,10 @@ const WITH_BODY = new Set(['post', 'put', 'patch', 'delete']);
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 export const TAGS: readonly { name: string; description: string }[] = [
-  { name: 'Authentication', description: 'Log in for a bearer token. Registration is disabled.' },
+  {
+    name: 'Authentication',
+    description: 'Log in for a bearer token, log out to revoke it. Registration is disabled.',
+  },
   { name: 'Enterprises', description: 'The enterprises (tenants) the caller belongs to. No enterprise header.' },
   { name: 'Users', description: 'Users of the enterprise in the header. Read-only.' },
   { name: 'Leads', description: 'The one writable resource: list, retrieve, create and update.' },
@@ -41,18 +45,26 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Health', description: 'For load balancers and operators. Not rate limited.' },
 ];
 
+const COMMON_DESCRIPTION = [
+  '- Lead writes take an optional `Idempotency-Key` header: a retry with the same key and body answers the first',
+  '  answer again (`Idempotent-Replayed: true`) instead of writing twice.',
+  '- Every answer carries `X-Request-Id`: the one the request sent when it is 1 to 128 characters of letters,',
+  '  digits, `.`, `_` and `-`, else an id the service made. Quote it when asking about a request.',
+];
+
 const DESCRIPTION: Record<ApiVersion, string> = {
   v2: [
     'The Finance Intake API, version 2: snake_case keys.',
     '',
     '- Log in with `POST /api/v2/login` and send `Authorization: Bearer <access_token>` on every other call.',
     '- Send the enterprise header `X-Enterprise-Id` (an enterprise id from `GET /api/v2/enterprises`) on every call',
-    '  except login, register and the enterprise calls.',
+    '  except login, register, logout and the enterprise calls.',
     '- Request body keys are snake-cased before validation (`PersonName` and `personName` arrive as `person_name`).',
     '- Every error body has a `message`; validation failures add `errors`, field name to messages.',
     '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
     '  and `X-RateLimit-Reset`.',
     '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
+    ...COMMON_DESCRIPTION,
   ].join('\n'),
   v1: [
     'The Finance Intake API, version 1: PascalCase keys (`ID`, `EnterpriseID`, `CreatedAt`); nested rows and the',
@@ -60,12 +72,13 @@ const DESCRIPTION: Record<ApiVersion, string> = {
     '',
     '- Log in with `POST /api/v1/login` and send `Authorization: Bearer <access_token>` on every other call.',
     '- Send the enterprise header `EnterpriseID` (an enterprise id from `GET /api/v1/enterprises`) on every call',
-    '  except login, register and the enterprise calls.',
+    '  except login, register, logout and the enterprise calls.',
     '- Request bodies are not normalised: the lead keys are listed with the casings v1 accepts.',
     '- Every error body has a `message`; validation failures add `errors`, field name to messages.',
     '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
     '  and `X-RateLimit-Reset`.',
     '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
+    ...COMMON_DESCRIPTION,
   ].join('\n'),
 };
 
@@ -85,6 +98,13 @@ const RETRY_HEADERS = {
     description: 'Unix time (seconds) of the next accepted request.',
     schema: { type: 'integer', minimum: 0 },
   },
+};
+
+const REPLAYED = {
+  description:
+    '`true` when this is the remembered answer of an earlier request with the same `Idempotency-Key`: nothing was ' +
+    'written this time. Absent on the answer of the request that wrote.',
+  schema: { type: 'string', enum: ['true'] },
 };
 
 /** Statuses answered before the guards run (Fastify's body parsing, a failing token lookup). */
@@ -375,6 +395,13 @@ function completeOperation(
   if (operation[ETAG_EXTENSION] === true) {
     delete operation[ETAG_EXTENSION];
     addConditionalGet(responses, parameters, facts.rateLimited);
+  }
+  if (operation[IDEMPOTENT_WRITE] === true) {
+    delete operation[IDEMPOTENT_WRITE];
+    for (const [status, response] of Object.entries(responses)) {
+      if (status.startsWith('2') && isObject(response))
+        objectAt(response, 'headers')[IDEMPOTENT_REPLAYED_HEADER] = REPLAYED;
+    }
   }
   operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   if (parameters.length > 0) operation.parameters = parameters;

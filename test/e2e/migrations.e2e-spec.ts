@@ -16,6 +16,7 @@ const TABLES = [
   'emails',
   'enterprises',
   'financials',
+  'idempotency_keys',
   'leads',
   'memberships',
   'organisations',

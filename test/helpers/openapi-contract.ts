@@ -20,7 +20,14 @@ export interface ObservedResponse {
 }
 
 /** Headers the API sets that a document must declare wherever they are sent. */
-const DECLARED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'retry-after', 'x-ratelimit-reset', 'etag'];
+const DECLARED_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'retry-after',
+  'x-ratelimit-reset',
+  'idempotent-replayed',
+  'etag',
+];
 const NOT_IN_DOCUMENTS = /^\/docs(\/|$)|^\/api\/v[12]\/openapi\.json$/;
 /**
  * Answers Fastify gives while reading the body, before any route runs, so they can reach a

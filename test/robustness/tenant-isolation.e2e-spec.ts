@@ -20,7 +20,7 @@ const t: TestApp = await createTestApp({ SIGNPROVIDER_A_SECRET: 'matrix-secret' 
 const ROUTES: readonly RouteEntry[] = routeRegistryOf(t.app).list();
 
 /** Resources that need no enterprise header (spec 4.1), and the API's own OpenAPI documents. */
-const WITHOUT_HEADER = new Set(['login', 'register', 'enterprises', 'openapi.json']);
+const WITHOUT_HEADER = new Set(['login', 'logout', 'register', 'enterprises', 'openapi.json']);
 const PUBLIC = new Set(['login', 'register', 'openapi.json']);
 const HEADER: Record<ApiVersion, string> = { v1: 'EnterpriseID', v2: 'X-Enterprise-Id' };
 
@@ -140,7 +140,9 @@ describe('tenant isolation matrix (every registered route)', () => {
       const id = cell.id === undefined ? undefined : idValue(route, cell.id, index);
       const url = route.url.replace(/:[A-Za-z]+|\*$/g, id ?? '');
       const headers: Record<string, string> = { accept: 'application/json' };
-      if (cell.token === 'own') headers.authorization = `Bearer ${token}`;
+      // Logout revokes the token it is called with: each call gets a token of its own.
+      const bearer = resource === 'logout' ? await loginToken(t.app, own.user.email, own.user.password) : token;
+      if (cell.token === 'own') headers.authorization = `Bearer ${bearer}`;
       const enterprise = enterpriseValue(cell.enterprise);
       if (enterprise !== undefined) headers[HEADER[version ?? 'v2']] = enterprise;
       const options: InjectOptions = { method: route.method, url, headers };

@@ -5,6 +5,9 @@ import { keyGenerateCommand } from './key-generate.command.js';
 import { migrateCommand } from './migrate.command.js';
 import { seedDemoCommand } from './seed-demo.command.js';
 import { memberAddCommand, userCreateCommand, userPasswordCommand } from './user.commands.js';
+// Token lifecycle and account locking (issue 16).
+import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './token.commands.js';
+import { userActivateCommand, userDeactivateCommand } from './user-activation.commands.js';
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
@@ -16,4 +19,10 @@ export const COMMANDS: readonly CliCommand[] = [
   userPasswordCommand,
   memberAddCommand,
   keyGenerateCommand,
+  // Token lifecycle and account locking (issue 16).
+  tokenCreateCommand,
+  tokenListCommand,
+  tokenRevokeCommand,
+  userDeactivateCommand,
+  userActivateCommand,
 ];

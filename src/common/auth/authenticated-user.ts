@@ -3,4 +3,6 @@ export interface AuthenticatedUser {
   readonly id: string;
   readonly name: string;
   readonly email: string;
+  /** The id of the token the request came with (logout revokes exactly that one). */
+  readonly tokenId: string;
 }

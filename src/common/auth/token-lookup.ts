@@ -2,20 +2,42 @@ import { selectRows, type SqlExecutor } from '../../database/sql.js';
 import { digestsEqual, parseToken, sha256Hex } from './access-token.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 
+/** A resolved token: its user, and whether its `last_used_at` is due to be written again. */
+export interface TokenMatch {
+  readonly user: AuthenticatedUser;
+  /** Never used, or last used more than a minute ago. */
+  readonly touchDue: boolean;
+}
+
 /**
  * The active user a plaintext token belongs to, or undefined (unknown, malformed, revoked,
- * inactive). One indexed query by token id, then a constant-time digest comparison (R12).
+ * expired, inactive). One indexed query by token id, then a constant-time digest comparison
+ * (R12). A login token older than `loginLifetimeMinutes` (when set) has expired; an
+ * integration token expires at its own `expires_at`, if it has one.
  */
-export async function findTokenUser(db: SqlExecutor, plaintext: string): Promise<AuthenticatedUser | undefined> {
+export async function findTokenUser(
+  db: SqlExecutor,
+  plaintext: string,
+  loginLifetimeMinutes?: number,
+): Promise<TokenMatch | undefined> {
   const parsed = parseToken(plaintext);
   if (!parsed) return undefined;
-  const [row] = await selectRows<{ token_sha256: string; id: string; name: string; email: string }>(
+  const [row] = await selectRows<{
+    token_sha256: string;
+    touch_due: boolean;
+    id: string;
+    name: string;
+    email: string;
+  }>(
     db,
-    `SELECT t.token_sha256, u.id, u.name, u.email
+    `SELECT t.token_sha256, (t.last_used_at IS NULL OR t.last_used_at <= now() - interval '1 minute') AS touch_due,
+            u.id, u.name, u.email
        FROM access_tokens t JOIN users u ON u.id = t.user_id
-      WHERE t.id = $1 AND u.is_active = 1`,
-    [parsed.id],
+      WHERE t.id = $1 AND u.is_active = 1
+        AND (t.expires_at IS NULL OR t.expires_at > now())
+        AND (t.kind <> 'login' OR $2::integer IS NULL OR t.created_at > now() - make_interval(mins => $2::integer))`,
+    [parsed.id, loginLifetimeMinutes ?? null],
   );
   if (!row || !digestsEqual(row.token_sha256, sha256Hex(parsed.secret))) return undefined;
-  return { id: row.id, name: row.name, email: row.email };
+  return { user: { id: row.id, name: row.name, email: row.email, tokenId: parsed.id }, touchDue: row.touch_due };
 }

@@ -10,8 +10,23 @@ export function corsOptions(origins: readonly string[]): CorsOptions {
   return {
     origin: origins.includes('*') ? '*' : [...origins],
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'X-Enterprise-Id', 'EnterpriseID', 'X-Request-Id'],
-    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Accept',
+      'X-Enterprise-Id',
+      'EnterpriseID',
+      'X-Request-Id',
+      'Idempotency-Key',
+    ],
+    exposedHeaders: [
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+      'X-Request-Id',
+      'Idempotent-Replayed',
+    ],
     credentials: false,
     maxAge: 600,
   };

@@ -2,6 +2,8 @@ import { Controller, Inject, Param, Post, Put, UseGuards } from '@nestjs/common'
 import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { DataEnvelope } from '../../common/http/envelopes.js';
 import { RecordIdPipe } from '../../common/http/record-id.pipe.js';
+import { IdempotentWrites } from '../../common/idempotency/idempotent-writes.service.js';
+import { CurrentWrite, type WriteRequest } from '../../common/idempotency/write-request.decorator.js';
 import { CurrentEnterprise } from '../../common/tenancy/current-enterprise.decorator.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { LeadAccessGuard } from '../lead-access.guard.js';
@@ -13,6 +15,7 @@ import { LeadsService } from '../leads.service.js';
 import { LeadSchema } from '../lead.schema.js';
 import { Operation } from '../../openapi/api-operation.decorator.js';
 import {
+  ApiIdempotentWrite,
   ApiLeadValidation,
   ApiOtherEnterprise,
   ApiRecord,
@@ -25,7 +28,11 @@ import { V2LeadInputPipe } from './lead-input.pipe.js';
 @Controller({ path: 'leads', version: '2' })
 @ApiTags('Leads')
 export class V2LeadsController extends LeadRoutes {
-  constructor(leads: LeadsService, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    leads: LeadsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly writes: IdempotentWrites,
+  ) {
     super(leads, config);
   }
 
@@ -34,11 +41,13 @@ export class V2LeadsController extends LeadRoutes {
   @ApiBody({ schema: leadInputV2Schema() })
   @ApiRecord(LeadSchema, 'The created lead.', 201)
   @ApiLeadValidation()
+  @ApiIdempotentWrite()
   async create(
     @CurrentEnterprise() enterpriseId: string,
     @LeadBody(V2LeadInputPipe) changes: LeadChanges,
+    @CurrentWrite() write: WriteRequest,
   ): Promise<DataEnvelope<LeadRecord>> {
-    return new DataEnvelope(await this.leads.create(enterpriseId, changes));
+    return new DataEnvelope(await this.writes.run(write, (db) => this.leads.create(enterpriseId, changes, db)));
   }
 
   /** R17: `{data: lead}`. */
@@ -50,11 +59,13 @@ export class V2LeadsController extends LeadRoutes {
   @ApiRecordId('Lead')
   @ApiOtherEnterprise()
   @ApiLeadValidation()
+  @ApiIdempotentWrite()
   async update(
     @Param('id', new RecordIdPipe('Lead')) id: string,
     @CurrentEnterprise() enterpriseId: string,
     @LeadBody(V2LeadInputPipe) changes: LeadChanges,
+    @CurrentWrite() write: WriteRequest,
   ): Promise<DataEnvelope<LeadRecord>> {
-    return new DataEnvelope(await this.leads.update(id, enterpriseId, changes));
+    return new DataEnvelope(await this.writes.run(write, (db) => this.leads.update(id, enterpriseId, changes, db)));
   }
 }
