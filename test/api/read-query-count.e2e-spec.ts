@@ -131,4 +131,23 @@ describe('a list page costs a fixed number of queries (no N+1)', () => {
       expect(sql.filter((statement) => RESOURCE_TABLES.test(statement))).toHaveLength(expected);
     }
   });
+
+  it('resolves the token and the enterprise membership in one statement', async () => {
+    for (const version of ['v1', 'v2'] as const) {
+      const { sql } = await queriesOf(version, `/people/${fixture.people[0]?.id ?? ''}`, BIG);
+      const auth = sql.filter((statement) => /\b(access_tokens|memberships)\b/.test(statement));
+      expect(auth).toHaveLength(1);
+      expect(auth[0]).toMatch(/\baccess_tokens\b/);
+      expect(auth[0]).toMatch(/\bmemberships\b/);
+    }
+  });
+
+  it('asks again when the header is not a member enterprise: still one answer, a 403', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v2/people',
+      headers: apiHeaders('v2', token, randomUUID()),
+    });
+    expect(res.statusCode).toBe(403);
+  });
 });

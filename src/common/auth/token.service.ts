@@ -33,11 +33,16 @@ export class TokenService implements BeforeApplicationShutdown {
 
   /**
    * The active user a token belongs to, or undefined (unknown, malformed, revoked, expired,
-   * inactive). At most once a minute per token, `last_used_at` is written after the answer is
+   * inactive), and whether it belongs to `enterpriseId` when one is given. At most once a minute per token, `last_used_at` is written after the answer is
    * on its way, not before: the read stays one query.
    */
-  async resolve(plaintext: string): Promise<AuthenticatedUser | undefined> {
-    const match = await findTokenUser(poolReader(this.dataSource), plaintext, this.config.tokenLifetimeMinutes);
+  async resolve(plaintext: string, enterpriseId?: string): Promise<AuthenticatedUser | undefined> {
+    const match = await findTokenUser(
+      poolReader(this.dataSource),
+      plaintext,
+      this.config.tokenLifetimeMinutes,
+      enterpriseId,
+    );
     if (!match) return undefined;
     if (match.touchDue) this.touch(match.user.tokenId);
     return match.user;

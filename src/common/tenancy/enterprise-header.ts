@@ -1,4 +1,6 @@
-import type { ApiVersion } from '../http/api-version.js';
+import type { FastifyRequest } from 'fastify';
+import { apiVersionOf, type ApiVersion } from '../http/api-version.js';
+import { isUuid } from '../http/uuid.js';
 
 /** Header names per version (spec 4.1); Fastify lower-cases incoming header names. */
 export const ENTERPRISE_HEADER: Record<ApiVersion, string> = {
@@ -11,3 +13,17 @@ export const ENTERPRISE_HEADER_NAME: Record<ApiVersion, string> = {
   v1: 'EnterpriseID',
   v2: 'X-Enterprise-Id',
 };
+
+/** The raw enterprise header of a request in its version, first value, trimmed; undefined when absent or blank. */
+export function rawEnterpriseHeader(request: FastifyRequest): { version: ApiVersion; value: string | undefined } {
+  const version = apiVersionOf(request.url) ?? 'v2';
+  const header = request.headers[ENTERPRISE_HEADER[version]];
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  return { version, value: value === '' ? undefined : value };
+}
+
+/** The enterprise id the request's header names, lower-cased, when it is a UUID. */
+export function headerEnterpriseId(request: FastifyRequest): string | undefined {
+  const { value } = rawEnterpriseHeader(request);
+  return value !== undefined && isUuid(value) ? value.toLowerCase() : undefined;
+}

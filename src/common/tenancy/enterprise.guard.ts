@@ -1,11 +1,11 @@
 import { ForbiddenException, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { IS_PUBLIC } from '../auth/public.decorator.js';
-import { apiVersionOf } from '../http/api-version.js';
 import { ErrorMessages } from '../http/error-messages.js';
 import { isUuid } from '../http/uuid.js';
-import { ENTERPRISE_HEADER } from './enterprise-header.js';
+import { rawEnterpriseHeader } from './enterprise-header.js';
 import { MembershipService } from './membership.service.js';
 import { WITHOUT_ENTERPRISE } from './without-enterprise.decorator.js';
 
@@ -26,18 +26,22 @@ export class EnterpriseGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(WITHOUT_ENTERPRISE, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const version = apiVersionOf(request.url) ?? 'v2';
-    const header = request.headers[ENTERPRISE_HEADER[version]];
-    const value = Array.isArray(header) ? header[0] : header;
-    if (value === undefined || value.trim() === '') {
+    const { version, value } = rawEnterpriseHeader(request);
+    if (value === undefined) {
       throw new ForbiddenException({ message: ErrorMessages.enterpriseHeaderRequired(version) });
     }
-    const enterpriseId = value.trim().toLowerCase();
+    const enterpriseId = value.toLowerCase();
     const user = request.user;
-    if (!user || !isUuid(enterpriseId) || !(await this.memberships.isMember(user.id, enterpriseId))) {
+    if (!user || !isUuid(enterpriseId) || !(await this.isMember(user, enterpriseId))) {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     request.enterpriseId = enterpriseId;
     return true;
+  }
+
+  /** The token lookup usually answered this already, in its own query. */
+  private isMember(user: AuthenticatedUser, enterpriseId: string): Promise<boolean> {
+    if (user.membership?.enterpriseId === enterpriseId) return Promise.resolve(user.membership.member);
+    return this.memberships.isMember(user.id, enterpriseId);
   }
 }
