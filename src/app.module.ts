@@ -11,7 +11,6 @@ import { AuthenticatedGuard } from './common/auth/authenticated.guard.js';
 import { AuthenticationModule } from './common/auth/authentication.module.js';
 import { TokenResolverGuard } from './common/auth/token-resolver.guard.js';
 import { V1CasingInterceptor } from './common/casing/v1-casing.interceptor.js';
-import { V2KeyNormaliserInterceptor } from './common/casing/v2-key-normaliser.interceptor.js';
 import { EnterpriseGuard } from './common/tenancy/enterprise.guard.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
@@ -54,9 +53,9 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthenticatedGuard },
         { provide: APP_GUARD, useClass: EnterpriseGuard },
+        // v1 records are cased on the way out; on v2 it only looks at the path. The v2 key
+        // normaliser is bound to the routes that read a body (the v2 lead writes).
         { provide: APP_INTERCEPTOR, useClass: V1CasingInterceptor },
-        // Spec 4.4: v2 bodies are snake-cased after the guards and before any pipe validates them.
-        { provide: APP_INTERCEPTOR, useClass: V2KeyNormaliserInterceptor },
       ],
     };
   }

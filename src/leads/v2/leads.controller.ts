@@ -1,5 +1,6 @@
-import { Controller, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { Controller, Inject, Param, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { V2KeyNormaliserInterceptor } from '../../common/casing/v2-key-normaliser.interceptor.js';
 import { DataEnvelope } from '../../common/http/envelopes.js';
 import { RecordIdPipe } from '../../common/http/record-id.pipe.js';
 import { IdempotentWrites } from '../../common/idempotency/idempotent-writes.service.js';
@@ -24,7 +25,10 @@ import {
 import { leadInputV2Schema } from './lead-input.schema.js';
 import { V2LeadInputPipe } from './lead-input.pipe.js';
 
-/** v2 leads: the full rule set of spec 4.3 on snake_cased bodies (R18). */
+/**
+ * v2 leads: the full rule set of spec 4.3 on snake_cased bodies (R18). The writes are the only v2
+ * routes that read a body, so the key normaliser is bound to them alone.
+ */
 @Controller({ path: 'leads', version: '2' })
 @ApiTags('Leads')
 export class V2LeadsController extends LeadRoutes {
@@ -37,6 +41,7 @@ export class V2LeadsController extends LeadRoutes {
   }
 
   @Post()
+  @UseInterceptors(V2KeyNormaliserInterceptor)
   @Operation('createLead', 'Create a lead', "Creates a lead in the header's enterprise (spec 4.3).")
   @ApiBody({ schema: leadInputV2Schema() })
   @ApiRecord(LeadSchema, 'The created lead.', 201)
@@ -53,6 +58,7 @@ export class V2LeadsController extends LeadRoutes {
   /** R17: `{data: lead}`. */
   @Put(':id')
   @UseGuards(LeadAccessGuard)
+  @UseInterceptors(V2KeyNormaliserInterceptor)
   @Operation('updateLead', 'Update a lead', 'Absent fields stay unchanged (R17).')
   @ApiBody({ schema: leadInputV2Schema() })
   @ApiRecord(LeadSchema, 'The updated lead.')
