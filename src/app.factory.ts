@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
+import { compressWhenAsked } from './common/http/compression.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
 import { limitLargeBodies } from './common/http/large-body-limit.js';
 import { echoRequestId, REQUEST_ID_HEADER } from './common/http/request-id-header.js';
@@ -74,6 +75,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   noStoreForApi(fastify);
   limitLargeBodies(fastify);
   closeConnectionsWhenDraining(fastify);
+  await compressWhenAsked(fastify);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     rawBody: true,

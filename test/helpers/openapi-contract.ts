@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
@@ -220,6 +221,18 @@ export class OpenApiContract {
 }
 
 type Inject = NestFastifyApplication['inject'];
+
+/** The body as the client reads it, after undoing a Content-Encoding it asked for. */
+export function decodedBody(response: {
+  headers: ObservedResponse['headers'];
+  rawPayload: Buffer;
+  body: string;
+}): string {
+  const encoding = response.headers['content-encoding'];
+  if (encoding === 'br') return brotliDecompressSync(response.rawPayload).toString('utf8');
+  if (encoding === 'gzip') return gunzipSync(response.rawPayload).toString('utf8');
+  return response.body;
+}
 type InjectArgument = Exclude<Parameters<Inject>[0], undefined>;
 
 function requestOf(options: InjectArgument): { method: string; url: string; preflight: boolean; sentBody: boolean } {
@@ -260,7 +273,7 @@ export function checkResponsesAgainstOpenApi(app: NestFastifyApplication): NestF
       contract ??= servedDocuments(original).then((documents) => new OpenApiContract(documents));
       const { method, url, preflight, sentBody } = requestOf(options);
       // A CORS preflight is answered by the CORS layer for any path; it is no API operation.
-      if (!preflight) (await contract).check(method, url, response, sentBody);
+      if (!preflight) (await contract).check(method, url, { ...response, body: decodedBody(response) }, sentBody);
       return response;
     });
   };
