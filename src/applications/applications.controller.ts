@@ -29,7 +29,7 @@ export class ApplicationsController extends ReadOnlyRoutes {
   @Get()
   @ConditionalRead('application')
   @Operation('listApplications', 'List applications', "The enterprise's applications, 100 a page.")
-  @ApiPage(ApplicationSchema, "A page of the enterprise's applications, newest first (R7).")
+  @ApiPage(ApplicationSchema, "A page of the enterprise's applications, newest first.")
   async list(
     @CurrentEnterprise() enterpriseId: string,
     @Query('page') pageParam: unknown,

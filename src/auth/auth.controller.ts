@@ -13,8 +13,11 @@ import { Operation } from '../openapi/api-operation.decorator.js';
 import { ApiDisabled, ApiFormValidation, ApiWithoutDatabase } from '../openapi/api-responses.decorator.js';
 import { validationSchema } from '../openapi/validation-schema.js';
 import { LoginDto } from './dto/login.dto.js';
+import { DEMO_CREDENTIALS } from '../demo/demo-document.js';
 import { LoginSchema } from './login.schema.js';
 import { LoginService } from './login.service.js';
+
+const DEMO_USER = DEMO_CREDENTIALS[0];
 
 const loginValidation = new ValidationPipe({
   transform: true,
@@ -32,12 +35,17 @@ export class AuthController {
 
   @Post('login')
   @HttpCode(200)
-  @Operation(
-    'login',
-    'Log in',
-    'Exchanges an email and password for a bearer token (spec 5). The body is not normalised.',
-  )
-  @ApiBody({ schema: validationSchema(LoginDto, { title: 'LoginInput' }) })
+  @Operation('login', 'Log in', 'Exchanges an email and password for a bearer token. The body is not normalised.')
+  @ApiBody({
+    schema: validationSchema(LoginDto, { title: 'LoginInput' }),
+    examples: {
+      demo: {
+        summary: 'The demo user',
+        description: 'The user of the demo data set the embedded database is seeded with on its first start.',
+        value: { email: DEMO_USER.email, password: DEMO_USER.password },
+      },
+    },
+  })
   @ApiResponse({ status: 200, type: LoginSchema, description: 'The user and their bearer token.' })
   @ApiResponse({
     status: 401,
@@ -52,7 +60,7 @@ export class AuthController {
 
   @All('register')
   @Operation('register', 'Register (disabled)', 'Accounts are created by an administrator: every method answers 403.')
-  @ApiDisabled(`Always: \`${ErrorMessages.registrationDisabled}\``)
+  @ApiDisabled(ErrorMessages.registrationDisabled)
   @ApiWithoutDatabase()
   register(): never {
     throw new ForbiddenException({ message: ErrorMessages.registrationDisabled });

@@ -4,7 +4,7 @@ import { NamedSchema } from '../openapi/record-schema.decorator.js';
 import type { UserRecord } from '../users/user.presenter.js';
 import { UserSchema } from '../users/user.schema.js';
 
-@NamedSchema('Login', 'The logged-in user and a bearer token, shown only here (spec 5).')
+@NamedSchema('Login', 'The logged-in user and a bearer token, shown only here.')
 export class LoginSchema implements LoginEnvelope<UserRecord> {
   @ApiProperty({ type: () => UserSchema }) user!: UserRecord;
   @ApiProperty({

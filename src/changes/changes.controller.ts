@@ -40,7 +40,12 @@ export class ChangesController {
   @ApiQuery({
     name: 'types',
     required: false,
-    schema: { type: 'string', example: 'person,lead' },
+    // A closed set: the pattern names every type, so a client sees the choices.
+    schema: {
+      type: 'string',
+      pattern: `^(${CHANGE_TYPES.join('|')})(,(${CHANGE_TYPES.join('|')}))*$`,
+      example: 'person,lead',
+    },
     description: `Comma-separated record types to list, of: ${CHANGE_TYPES.join(', ')}. Default: all.`,
   })
   @ApiQuery({

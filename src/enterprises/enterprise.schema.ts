@@ -3,7 +3,7 @@ import { FlagField, TextField, TimestampField, UuidField } from '../openapi/sche
 import type { EnterpriseRecord } from './enterprise.presenter.js';
 
 /** v1 keeps the enterprise's `created_at`/`updated_at` lowercase (spec 2.1, R2). */
-@RecordSchema('Enterprise', 'An enterprise (tenant, spec 2.2).', LOWERCASE_TIMESTAMPS)
+@RecordSchema('Enterprise', 'An enterprise (tenant).', LOWERCASE_TIMESTAMPS)
 export class EnterpriseSchema implements EnterpriseRecord {
   @UuidField({ description: 'The value to send in the enterprise header' }) id!: string;
   @TextField({ description: 'Display name' }) name!: string;

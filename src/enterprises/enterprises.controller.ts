@@ -31,7 +31,7 @@ export class EnterprisesController extends ReadOnlyRoutes {
     'List your enterprises',
     'The enterprises the caller belongs to: where the enterprise header values come from.',
   )
-  @ApiList(EnterpriseSchema, 'Every enterprise the caller belongs to, newest first; not paginated (R8).')
+  @ApiList(EnterpriseSchema, 'Every enterprise the caller belongs to, newest first; not paginated.')
   async list(@CurrentUser() user: AuthenticatedUser): Promise<DataEnvelope<EnterpriseRecord[]>> {
     return new DataEnvelope(await this.enterprises.listForUser(user.id));
   }

@@ -33,7 +33,7 @@ export abstract class LeadRoutes {
   @Get()
   @ConditionalRead('lead')
   @Operation('listLeads', 'List leads', "The enterprise's leads, 100 a page.")
-  @ApiPage(LeadSchema, "A page of the enterprise's leads, newest first (R7).")
+  @ApiPage(LeadSchema, "A page of the enterprise's leads, newest first.")
   async list(
     @CurrentEnterprise() enterpriseId: string,
     @Query('page') page: unknown,
@@ -59,7 +59,7 @@ export abstract class LeadRoutes {
 
   /** Leads are never deleted through the API (spec 4.2, R11): 403 after authentication. */
   @Delete(':id')
-  @Operation('deleteLead', 'Delete a lead (not available)', 'Leads are never deleted through the API (R11).')
+  @Operation('deleteLead', 'Delete a lead (not available)', 'Leads are never deleted through the API.')
   @ApiDisabled()
   deleteIsForbidden(): never {
     throw new ForbiddenException({ message: ErrorMessages.forbidden });

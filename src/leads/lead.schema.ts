@@ -2,7 +2,7 @@ import { RecordSchema } from '../openapi/record-schema.decorator.js';
 import { TextField, TimestampField, UuidField } from '../openapi/schema-properties.js';
 import type { LeadRecord } from './lead.presenter.js';
 
-@RecordSchema('Lead', 'A lead (spec 2.4). The other stored input fields are not returned.')
+@RecordSchema('Lead', 'A lead. The other stored input fields are not returned.')
 export class LeadSchema implements LeadRecord {
   @UuidField() id!: string;
   @UuidField({ nullable: true, description: 'Owning enterprise' }) enterprise_id!: string | null;

@@ -7,7 +7,7 @@ import { IntegerField } from './schema-properties.js';
 
 const PAGE_URL = { type: 'string', format: 'uri', example: 'https://api.example.com/api/v2/leads?page=1' } as const;
 
-@NamedSchema('PageLinks', 'Absolute URLs of the pages around this one (R7).')
+@NamedSchema('PageLinks', 'Absolute URLs of the pages around this one.')
 export class PageLinksSchema implements PageLinks {
   @ApiProperty(PAGE_URL) first!: string;
   @ApiProperty(PAGE_URL) last!: string;
@@ -15,7 +15,7 @@ export class PageLinksSchema implements PageLinks {
   @ApiProperty({ ...PAGE_URL, nullable: true, description: 'null on the last page and past it' }) next!: string | null;
 }
 
-@NamedSchema('PageMeta', 'Where this page sits in the whole list (R7).')
+@NamedSchema('PageMeta', 'Where this page sits in the whole list.')
 export class PageMetaSchema implements PageMeta {
   @IntegerField({ minimum: 1, description: 'The page asked for' }) current_page!: number;
   @IntegerField({ minimum: 1, nullable: true, description: 'null when the page is empty' }) from!: number | null;
@@ -65,7 +65,7 @@ export function ListOf(record: Type): Type {
 export function PageOf(record: Type): Type {
   const name = `${schemaNameOf(record)}Page`;
   return memo(name, () => {
-    @NamedSchema(name, `A page of ${schemaNameOf(record)} records: at most ${PAGE_SIZE}, newest first (R7).`)
+    @NamedSchema(name, `A page of ${schemaNameOf(record)} records: at most ${PAGE_SIZE}, newest first.`)
     class Page {
       @ApiProperty({ type: () => record, isArray: true, maxItems: PAGE_SIZE }) data!: unknown[];
       @ApiProperty({ type: () => PageLinksSchema }) links!: PageLinksSchema;

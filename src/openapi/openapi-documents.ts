@@ -12,8 +12,9 @@ import { WITHOUT_ENTERPRISE } from '../common/tenancy/without-enterprise.decorat
 import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
 import { OPERATION_ID } from './api-operation.decorator.js';
 import { v1CasingOf } from './record-schema.decorator.js';
-import { IDEMPOTENT_WRITE, NO_DATABASE } from './api-responses.decorator.js';
+import { ALWAYS_FORBIDDEN, IDEMPOTENT_WRITE, NO_DATABASE } from './api-responses.decorator.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../common/idempotency/idempotency-key.js';
+import { DEMO_ENTERPRISE_ID } from '../demo/demo-document.js';
 import { ETAG_EXTENSION } from '../changes/conditional-read.interceptor.js';
 
 export type JsonObject = { [key: string]: unknown };
@@ -24,6 +25,8 @@ export const API_VERSIONS: readonly ApiVersion[] = ['v1', 'v2'];
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const WITH_BODY = new Set(['post', 'put', 'patch', 'delete']);
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
+/** Name of the enterprise header's security scheme. */
+export const ENTERPRISE_SCHEME = 'enterprise';
 
 export const TAGS: readonly { name: string; description: string }[] = [
   {
@@ -141,15 +144,34 @@ function versionsOf(path: string): readonly ApiVersion[] {
   return API_VERSIONS;
 }
 
+export interface BuildOptions {
+  /** The server URL the documents name; `/` when unset. */
+  appUrl?: string;
+  /**
+   * Keep the routes that always answer 403 as operations (marked `x-always-forbidden`): the
+   * complete description the contract check holds every answer to. The served documents leave
+   * them out, so client generators make no method nobody can call.
+   */
+  includeAlwaysForbidden?: boolean;
+}
+
+interface ForbiddenRoute {
+  path: string;
+  method: string;
+  message: string;
+  /** What the guards check before the route refuses. */
+  checked: 'nothing' | 'token' | 'token and enterprise header';
+}
+
 /**
  * The OpenAPI 3.1 documents of v1 and v2, generated from the code: @nestjs/swagger reads the
  * routes and their response declarations; the parts every route shares are added here from
- * the same metadata the global guards read (R9), so the documents cannot promise a check the
- * code does not make. v1 is derived from v2 by the casing step's renaming (R1, R2).
+ * the same metadata the global guards read, so the documents cannot promise a check the code
+ * does not make. v1 is derived from v2 by the casing step's renaming.
  */
 export function buildOpenApiDocuments(
   app: INestApplication,
-  options: { appUrl?: string } = {},
+  options: BuildOptions = {},
 ): Record<ApiVersion, OpenApiDocument> {
   const raw = SwaggerModule.createDocument(app, new DocumentBuilder().build(), {
     operationIdFactory: (controller, method) => `${controller}#${method}#`,
@@ -163,12 +185,23 @@ export function buildOpenApiDocuments(
   const schemas = objectAt(objectAt(raw, 'components'), 'schemas');
 
   const docs: Record<ApiVersion, { paths: Record<string, JsonObject> }> = { v1: { paths: {} }, v2: { paths: {} } };
+  const forbidden: Record<ApiVersion, ForbiddenRoute[]> = { v1: [], v2: [] };
   for (const [path, item] of Object.entries(raw.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!isObject(operation)) continue;
       const facts = routeFacts(operation, method, controllers, reflector);
       for (const version of versionsOf(path)) {
+        const message = operation[ALWAYS_FORBIDDEN];
+        if (typeof message === 'string') {
+          const checked = facts.isPublic
+            ? 'nothing'
+            : facts.withoutEnterprise
+              ? 'token'
+              : 'token and enterprise header';
+          forbidden[version].push({ path, method, message, checked });
+          if (!options.includeAlwaysForbidden) continue;
+        }
         const target = objectAt(docs[version].paths, path);
         target[method] = completeOperation(structuredClone(operation), facts, method, path, version);
       }
@@ -182,7 +215,7 @@ export function buildOpenApiDocuments(
       info: {
         title: `Finance Intake API ${version}`,
         version: version === 'v1' ? '1.0.0' : '2.0.0',
-        description: DESCRIPTION[version],
+        description: `${DESCRIPTION[version]}\n\n${describeForbidden(forbidden[version])}`,
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: options.appUrl ?? '/', description: 'This service' }],
@@ -196,8 +229,8 @@ export function buildOpenApiDocuments(
             scheme: 'bearer',
             description: `The \`access_token\` of \`POST /api/${version}/login\`.`,
           },
+          [ENTERPRISE_SCHEME]: enterpriseScheme(version),
         },
-        parameters: { EnterpriseHeader: enterpriseHeader(version) },
         // Required wherever they are referenced: the answers the rate-limit guard has seen.
         headers: Object.fromEntries(
           Object.entries({ ...RATE_LIMIT_HEADERS, ...RETRY_HEADERS }).map(([name, h]) => [
@@ -208,8 +241,7 @@ export function buildOpenApiDocuments(
         responses: responseComponents(version),
       },
     };
-    liftRequestSchemas(document);
-    closeResponseObjects(document);
+    closeResponseObjects(document, liftRequestSchemas(document));
     if (version === 'v1') caseV1Schemas(document);
     toOpenApi31(document);
     pruneComponents(document);
@@ -218,6 +250,43 @@ export function buildOpenApiDocuments(
     result[version] = document;
   }
   return result;
+}
+
+/**
+ * The routes that always answer 403, described once for the document's description instead of
+ * as operations. Grouped by message and methods: one line per kind of refusal.
+ */
+function describeForbidden(routes: readonly ForbiddenRoute[]): string {
+  const groups = new Map<string, { methods: string[]; message: string; checked: string; paths: string[] }>();
+  const byPath = new Map<string, ForbiddenRoute[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  for (const [path, list] of byPath) {
+    const first = list[0];
+    if (!first) continue;
+    const methods = list.map((r) => r.method.toUpperCase());
+    const key = `${first.message}|${methods.join()}|${first.checked}`;
+    const group = groups.get(key) ?? { methods, message: first.message, checked: first.checked, paths: [] };
+    group.paths.push(`\`${path}\``);
+    groups.set(key, group);
+  }
+  const lines = [...groups.values()].map((g) => {
+    const methods = g.methods.length === METHODS.length ? 'Every method' : listed(g.methods);
+    const when =
+      g.checked === 'nothing'
+        ? 'with or without a token'
+        : `once the ${g.checked} ${g.checked === 'token' ? 'is' : 'are'} accepted`;
+    return `- ${methods} on ${listed(g.paths)}: 403 \`{"message": "${g.message}"}\`, ${when}.`;
+  });
+  return [
+    '**Not available.** These routes exist but always refuse, so they are not listed as operations:',
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+function listed(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1] ?? ''}`;
 }
 
 function tagsOf(operation: JsonObject): string[] {
@@ -343,7 +412,12 @@ function completeOperation(
   for (const key of ['summary', 'description'] as const) {
     if (typeof operation[key] === 'string') operation[key] = operation[key].replaceAll('{resource}', facts.resource);
   }
-  operation.security = facts.isPublic ? [] : [{ bearer: [] }];
+  // Both schemes of a requirement apply together: the token and the enterprise header.
+  operation.security = facts.isPublic
+    ? []
+    : facts.withoutEnterprise
+      ? [{ bearer: [] }]
+      : [{ bearer: [], [ENTERPRISE_SCHEME]: [] }];
   const responses = objectAt(operation, 'responses');
   const parameters = Array.isArray(operation.parameters) ? (operation.parameters as JsonObject[]) : [];
   const standard = standardResponses(version);
@@ -365,10 +439,7 @@ function completeOperation(
   };
   if (!facts.isPublic) {
     add('Unauthenticated');
-    if (!facts.withoutEnterprise) {
-      parameters.unshift({ $ref: '#/components/parameters/EnterpriseHeader' });
-      add('EnterpriseForbidden');
-    }
+    if (!facts.withoutEnterprise) add('EnterpriseForbidden');
   }
   for (const name of path.match(/\{[^}]+\}/g) ?? []) {
     const param = name.slice(1, -1);
@@ -433,13 +504,18 @@ function addConditionalGet(responses: JsonObject, parameters: JsonObject[], rate
   };
 }
 
-function enterpriseHeader(version: ApiVersion): JsonObject {
+/**
+ * The enterprise header as a security scheme rather than a parameter of every operation: Swagger
+ * UI's Authorize holds it next to the token, and a generated client sets it once.
+ */
+function enterpriseScheme(version: ApiVersion): JsonObject {
   return {
-    name: ENTERPRISE_HEADER_NAME[version],
+    type: 'apiKey',
     in: 'header',
-    required: true,
-    description: `The enterprise to act in: an \`id\` from \`GET /api/${version}/enterprises\`.`,
-    schema: { type: 'string', format: 'uuid' },
+    name: ENTERPRISE_HEADER_NAME[version],
+    description:
+      `The enterprise to act in: an \`id\` from \`GET /api/${version}/enterprises\` (a UUID; on the embedded ` +
+      `demo database, \`${DEMO_ENTERPRISE_ID}\`). Required with the token on every operation that lists it.`,
   };
 }
 
@@ -448,8 +524,12 @@ function sortPaths(paths: Record<string, JsonObject>): Record<string, JsonObject
   return Object.fromEntries(Object.entries(paths).sort(([a], [b]) => order(a) - order(b)));
 }
 
-/** Request bodies built from validation rules carry a `title`: they become named components. */
-function liftRequestSchemas(document: OpenApiDocument): void {
+/**
+ * Request bodies built from validation rules carry a `title`: they become named components.
+ * Returns their names.
+ */
+function liftRequestSchemas(document: OpenApiDocument): Set<string> {
+  const names = new Set<string>();
   const schemas = objectAt(objectAt(document, 'components'), 'schemas');
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
@@ -459,16 +539,22 @@ function liftRequestSchemas(document: OpenApiDocument): void {
         if (!isObject(media) || !isObject(media.schema) || typeof media.schema.title !== 'string') continue;
         const name = media.schema.title;
         schemas[name] = media.schema;
+        names.add(name);
         media.schema = { $ref: `#/components/schemas/${name}` };
       }
     }
   }
+  return names;
 }
 
-/** Responses are exact (R3: absent values are null, never missing): no undocumented keys. */
-function closeResponseObjects(document: OpenApiDocument): void {
+/**
+ * Responses are exact (absent values are null, never missing): no undocumented keys. Request
+ * bodies say for themselves which keys they accept.
+ */
+function closeResponseObjects(document: OpenApiDocument, requestSchemas: Set<string>): void {
   const schemas = objectAt(objectAt(document, 'components'), 'schemas');
-  for (const schema of Object.values(schemas)) {
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (requestSchemas.has(name)) continue;
     if (isObject(schema) && isObject(schema.properties) && !('additionalProperties' in schema)) {
       schema.additionalProperties = false;
     }
@@ -537,7 +623,7 @@ function pruneComponents(document: OpenApiDocument): void {
     for (const value of Object.values(node)) visit(value);
   };
   visit(document.paths);
-  for (const kind of ['schemas', 'parameters', 'headers', 'responses']) {
+  for (const kind of ['schemas', 'headers', 'responses']) {
     const group = objectAt(components, kind);
     for (const name of Object.keys(group)) {
       if (!used.has(`#/components/${kind}/${name}`)) delete group[name];

@@ -12,8 +12,14 @@ export interface ValidationSchemaOptions {
   nullable?: boolean;
   /** Properties the server fills itself (the lead's `team`): validated, not sent. */
   omit?: readonly string[];
-  /** Whether keys outside the class are accepted (and dropped or kept; the description says). */
+  /**
+   * Whether keys outside the class are accepted (and dropped or kept; the description says).
+   * Accepted keys are left unsaid rather than `additionalProperties: true`, so a generated client
+   * type stays closed and catches a misspelt key.
+   */
   additionalProperties?: boolean;
+  /** A body that passes, shown by Swagger UI and checked by the OpenAPI lint. */
+  example?: Record<string, unknown>;
 }
 
 interface PropertyFacts {
@@ -104,17 +110,27 @@ export function validationSchema(target: new () => object, options: ValidationSc
       if (!alternatives.some((a) => a.join() === pair.join())) alternatives.push(pair);
     }
   }
-  return {
-    title: options.title,
-    ...(options.description ? { description: options.description } : {}),
+  const present = (name: string): JsonSchema => ({
+    type: 'object',
+    // Blank strings count as absent: the field that stands in for the other must say something.
+    properties: { [name]: { ...facts.get(name)?.schema, pattern: '\\S' } },
+    required: [name],
+  });
+  // "One of these fields is required" as alternatives a client generator can type: the fields in
+  // one object, then for each pair an object that has one field or the other (openapi-typescript
+  // makes that `Fields & (A | B)`), never a bare list of required keys (which it types as unknown).
+  const fields: JsonSchema = {
     type: 'object',
     properties,
     ...(required.length > 0 ? { required } : {}),
-    ...(alternatives.length === 1
-      ? { anyOf: alternatives[0]?.map((name) => ({ required: [name] })) }
-      : alternatives.length > 1
-        ? { allOf: alternatives.map((pair) => ({ anyOf: pair.map((name) => ({ required: [name] })) })) }
-        : {}),
-    additionalProperties: options.additionalProperties ?? false,
+    ...(options.additionalProperties === true ? {} : { additionalProperties: false }),
+  };
+  return {
+    title: options.title,
+    ...(options.description ? { description: options.description } : {}),
+    ...(alternatives.length === 0
+      ? fields
+      : { allOf: [fields, ...alternatives.map((pair) => ({ anyOf: pair.map(present) }))] }),
+    ...(options.example ? { examples: [options.example] } : {}),
   };
 }

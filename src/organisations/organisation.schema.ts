@@ -16,7 +16,7 @@ import {
 } from '../openapi/schema-properties.js';
 import type { OrganisationRecord } from './organisation.presenter.js';
 
-@RecordSchema('Organisation', 'A legal entity (spec 2.6).')
+@RecordSchema('Organisation', 'A legal entity.')
 export class OrganisationSchema implements OrganisationRecord {
   @UuidField() id!: string;
   @UuidField({ nullable: true, description: 'Owning enterprise' }) enterprise_id!: string | null;

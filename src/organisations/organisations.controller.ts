@@ -33,7 +33,7 @@ export class OrganisationsController extends ReadOnlyRoutes {
     'List organisations',
     "The enterprise's organisations, 100 a page, with their contact rows.",
   )
-  @ApiPage(OrganisationSchema, "A page of the enterprise's organisations, newest first (R7).")
+  @ApiPage(OrganisationSchema, "A page of the enterprise's organisations, newest first.")
   async list(
     @CurrentEnterprise() enterpriseId: string,
     @Query('page') pageParam: unknown,

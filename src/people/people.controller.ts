@@ -29,7 +29,7 @@ export class PeopleController extends ReadOnlyRoutes {
   @Get()
   @ConditionalRead('person')
   @Operation('listPeople', 'List people', "The enterprise's people, 100 a page, with their contact and financial rows.")
-  @ApiPage(PersonSchema, "A page of the enterprise's people, newest first (R7).")
+  @ApiPage(PersonSchema, "A page of the enterprise's people, newest first.")
   async list(
     @CurrentEnterprise() enterpriseId: string,
     @Query('page') pageParam: unknown,

@@ -18,17 +18,17 @@ import {
 } from '../openapi/schema-properties.js';
 import type { FinancialRecord, PersonRecord } from './person.presenter.js';
 
-@RecordSchema('Financial', 'A financial row (spec 2.5); only amounts above 0 are listed.', LOWERCASE_TIMESTAMPS)
+@RecordSchema('Financial', 'A financial row; only amounts above 0 are listed.', LOWERCASE_TIMESTAMPS)
 export class FinancialSchema implements FinancialRecord {
   @UuidField() id!: string;
-  @TextField({ description: 'First letter upper-cased (R4)', example: 'Income' }) type!: string;
+  @TextField({ description: 'First letter upper-cased', example: 'Income' }) type!: string;
   @MoneyField() amount!: string;
-  @TextField({ nullable: true, description: 'Each word capitalised (R4)' }) category!: string | null;
+  @TextField({ nullable: true, description: 'Each word capitalised' }) category!: string | null;
   @TimestampField() created_at!: string;
   @TimestampField() updated_at!: string;
 }
 
-@RecordSchema('Person', 'A natural person (spec 2.5).')
+@RecordSchema('Person', 'A natural person.')
 export class PersonSchema implements PersonRecord {
   @UuidField() id!: string;
   @UuidField({ nullable: true, description: 'Owning enterprise' }) enterprise_id!: string | null;
@@ -53,6 +53,6 @@ export class PersonSchema implements PersonRecord {
   @PhoneNumbersField() phone_numbers!: Collection<PhoneNumberRecord>;
   @EmailsField() emails!: Collection<EmailRecord>;
   @AddressesField() addresses!: Collection<AddressRecord>;
-  @ApiProperty({ type: () => ListOf(FinancialSchema), description: 'Only rows whose amount is above 0 (R4)' })
+  @ApiProperty({ type: () => ListOf(FinancialSchema), description: 'Only rows whose amount is above 0' })
   financials!: Collection<FinancialRecord>;
 }

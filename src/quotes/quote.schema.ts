@@ -4,7 +4,7 @@ import { RecordSchema } from '../openapi/record-schema.decorator.js';
 import { TimestampField, UuidField } from '../openapi/schema-properties.js';
 import type { QuoteRecord } from './quote.presenter.js';
 
-@RecordSchema('Quote', 'A quote (spec 2.8).')
+@RecordSchema('Quote', 'A quote.')
 export class QuoteSchema implements QuoteRecord {
   @UuidField() id!: string;
   @UuidField({ description: 'Owning enterprise' }) enterprise_id!: string;
@@ -13,7 +13,7 @@ export class QuoteSchema implements QuoteRecord {
     nullable: true,
     required: false,
     description:
-      'The embedded application (null when the quote has none). R5: v1 embeds it in the list and the retrieve; ' +
+      'The embedded application (null when the quote has none). v1 embeds it in the list and the retrieve; ' +
       'v2 only in the retrieve, and its list leaves the key out.',
   })
   application?: ApplicationSchema | null;

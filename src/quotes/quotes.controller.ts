@@ -35,7 +35,7 @@ export class QuotesController extends ReadOnlyRoutes {
   @Operation('listQuotes', 'List quotes', "The enterprise's quotes, 100 a page.")
   @ApiPage(
     QuoteSchema,
-    "A page of the enterprise's quotes, newest first (R7). v2 leaves each quote's `application` out; v1 embeds it (R5).",
+    "A page of the enterprise's quotes, newest first. v2 leaves each quote's `application` out; v1 embeds it.",
   )
   async list(
     @CurrentEnterprise() enterpriseId: string,
@@ -51,7 +51,7 @@ export class QuotesController extends ReadOnlyRoutes {
   @Get(':id')
   @ConditionalRead('quote')
   @Operation('getQuote', 'Retrieve a quote', 'A quote of the enterprise in the header, by id, with its application.')
-  @ApiRecord(QuoteSchema, 'The quote. Its `application` is embedded, null when it has none (R5).')
+  @ApiRecord(QuoteSchema, 'The quote. Its `application` is embedded, null when it has none.')
   @ApiRecordId('Quote')
   @ApiOtherEnterprise()
   async retrieve(

@@ -2,7 +2,7 @@ import { RecordSchema } from '../openapi/record-schema.decorator.js';
 import { FlagField, TextField, TimestampField, UuidField } from '../openapi/schema-properties.js';
 import type { UserRecord } from './user.presenter.js';
 
-@RecordSchema('User', 'A user (spec 2.3).')
+@RecordSchema('User', 'A user.')
 export class UserSchema implements UserRecord {
   @UuidField() id!: string;
   @TextField({ description: 'Display name' }) name!: string;

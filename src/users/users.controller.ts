@@ -27,7 +27,7 @@ export class UsersController extends ReadOnlyRoutes {
   @Get()
   @ConditionalRead('user')
   @Operation('listUsers', "List the enterprise's users", 'Every user who is a member of the enterprise in the header.')
-  @ApiList(UserSchema, 'Every user of the enterprise, newest first; not paginated (R8).')
+  @ApiList(UserSchema, 'Every user of the enterprise, newest first; not paginated.')
   async list(@CurrentEnterprise() enterpriseId: string): Promise<DataEnvelope<UserRecord[]>> {
     return new DataEnvelope(await this.users.listForEnterprise(enterpriseId));
   }
@@ -38,7 +38,7 @@ export class UsersController extends ReadOnlyRoutes {
   @ApiRecord(UserSchema, 'The user.')
   @ApiRecordId('User')
   @ApiOtherEnterprise(
-    'The user is not a member of the enterprise (R14; v1 skips this check only with `V1_LEGACY_USER_LOOKUP=true`).',
+    'The user is not a member of the enterprise (v1 skips this check only with `V1_LEGACY_USER_LOOKUP=true`).',
   )
   async retrieve(
     @Param('id', new RecordIdPipe('User')) id: string,

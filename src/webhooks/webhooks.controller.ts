@@ -27,7 +27,7 @@ const PROVIDER_A_EVENT = {
   title: 'SignProviderAEvent',
   description:
     'The document id is `data.documentId`, else `documentId`; the keyword the first of `event`, ' +
-    '`data.event`, `status`, `data.status` (R19). Other keys are ignored.',
+    '`data.event`, `status`, `data.status`. Other keys are ignored.',
   type: 'object',
   properties: {
     event: KEYWORD,
@@ -42,7 +42,7 @@ const PROVIDER_B_EVENT = {
   description:
     'The envelope id is `data.envelopeId`, `envelopeId` or `data.envelopeSummary.envelopeId`; only ' +
     '`envelope-*` events are acted on, with the status of `data.envelopeSummary.status`, `data.status` or the ' +
-    'event name (R20). Other keys are ignored.',
+    'event name. Other keys are ignored.',
   type: 'object',
   properties: {
     event: { type: 'string', examples: ['envelope-completed'] },
@@ -78,7 +78,7 @@ export class WebhooksController {
   @Operation(
     'receiveSignProviderA',
     'Provider A event',
-    'A signing-document event from provider A (spec 6.1, R19). The signature covers the exact bytes sent.',
+    'A signing-document event from provider A. The signature covers the exact bytes sent.',
   )
   @ApiHeader({
     name: 'X-SignProviderA-Signature',
@@ -103,9 +103,9 @@ export class WebhooksController {
   @Operation(
     'receiveSignProviderB',
     'Provider B event',
-    'An envelope event from provider B (spec 6.2, R20). The signature covers the exact bytes sent and is checked ' +
+    'An envelope event from provider B. The signature covers the exact bytes sent and is checked ' +
       "with the key of the envelope's enterprise. As during a key rotation, a match in any " +
-      '`X-SignProviderB-Signature-N` header is enough (R21).',
+      '`X-SignProviderB-Signature-N` header is enough.',
   )
   @ApiHeader({
     name: 'X-SignProviderB-Signature-1',

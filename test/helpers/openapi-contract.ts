@@ -4,7 +4,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { apiVersionOf, type ApiVersion } from '../../src/common/http/api-version.js';
 import { routePath } from '../../src/common/http/request-path.js';
-import type { JsonObject, OpenApiDocument } from '../../src/openapi/openapi-documents.js';
+import { buildOpenApiDocuments, type JsonObject, type OpenApiDocument } from '../../src/openapi/openapi-documents.js';
 
 // ajv-formats is CommonJS: under Node's ESM rules its default import is module.exports.
 const addFormats = ajvFormats.default;
@@ -259,8 +259,17 @@ export async function servedDocuments(inject: Inject): Promise<Record<ApiVersion
 }
 
 /**
- * From now on, every response `app.inject` gives is checked against the documents the app
- * serves; a disagreement rejects the call, so the test that made it fails.
+ * The documents the contract holds answers to: the served ones plus the routes that always
+ * answer 403, which the served documents leave out (marked `x-always-forbidden` here).
+ * openapi.e2e-spec.ts proves the served documents are exactly these without those routes.
+ */
+export function completeDocuments(app: NestFastifyApplication): Record<ApiVersion, OpenApiDocument> {
+  return buildOpenApiDocuments(app, { includeAlwaysForbidden: true });
+}
+
+/**
+ * From now on, every response `app.inject` gives is checked against the complete documents of
+ * the app; a disagreement rejects the call, so the test that made it fails.
  */
 export function checkResponsesAgainstOpenApi(app: NestFastifyApplication): NestFastifyApplication {
   // The Nest application is a proxy that refuses new properties; its inject is the adapter's.
@@ -270,7 +279,7 @@ export function checkResponsesAgainstOpenApi(app: NestFastifyApplication): NestF
   const checked = (options?: InjectArgument) => {
     if (options === undefined) return original();
     return original(options).then(async (response) => {
-      contract ??= servedDocuments(original).then((documents) => new OpenApiContract(documents));
+      contract ??= Promise.resolve(new OpenApiContract(completeDocuments(app)));
       const { method, url, preflight, sentBody } = requestOf(options);
       // A CORS preflight is answered by the CORS layer for any path; it is no API operation.
       if (!preflight) (await contract).check(method, url, { ...response, body: decodedBody(response) }, sentBody);

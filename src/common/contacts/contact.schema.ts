@@ -4,17 +4,17 @@ import { LOWERCASE_TIMESTAMPS, RecordSchema } from '../../openapi/record-schema.
 import { FlagField, TextField, TimestampField, UuidField } from '../../openapi/schema-properties.js';
 import type { AddressRecord, EmailRecord, PhoneNumberRecord } from './contact.presenter.js';
 
-@RecordSchema('PhoneNumber', 'A phone number row (spec 2.5).', LOWERCASE_TIMESTAMPS)
+@RecordSchema('PhoneNumber', 'A phone number row.', LOWERCASE_TIMESTAMPS)
 export class PhoneNumberSchema implements PhoneNumberRecord {
   @UuidField() id!: string;
-  @TextField({ description: 'First letter upper-cased (R4)', example: 'Mobile' }) type!: string;
+  @TextField({ description: 'First letter upper-cased', example: 'Mobile' }) type!: string;
   @TextField() number!: string;
   @FlagField() is_primary!: boolean;
   @TimestampField() created_at!: string;
   @TimestampField() updated_at!: string;
 }
 
-@RecordSchema('Email', 'An email row (spec 2.5).', LOWERCASE_TIMESTAMPS)
+@RecordSchema('Email', 'An email row.', LOWERCASE_TIMESTAMPS)
 export class EmailSchema implements EmailRecord {
   @UuidField() id!: string;
   @TextField() address!: string;
@@ -23,7 +23,7 @@ export class EmailSchema implements EmailRecord {
   @TimestampField() updated_at!: string;
 }
 
-@RecordSchema('Address', 'An address row (spec 2.5).', LOWERCASE_TIMESTAMPS)
+@RecordSchema('Address', 'An address row.', LOWERCASE_TIMESTAMPS)
 export class AddressSchema implements AddressRecord {
   @UuidField() id!: string;
   @TextField({ nullable: true, description: 'Address-type label' }) type!: string | null;

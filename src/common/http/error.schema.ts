@@ -2,12 +2,12 @@ import { ApiProperty } from '@nestjs/swagger';
 import { NamedSchema } from '../../openapi/record-schema.decorator.js';
 import type { FieldErrors } from './validation-failed.exception.js';
 
-@NamedSchema('Error', 'Every error body has a message (R10).')
+@NamedSchema('Error', 'Every error body has a message.')
 export class ErrorSchema {
   @ApiProperty({ type: 'string', example: 'Forbidden.' }) message!: string;
 }
 
-@NamedSchema('ValidationError', 'A validation failure: the message and each failing field with its messages (R10).')
+@NamedSchema('ValidationError', 'A validation failure: the message and each failing field with its messages.')
 export class ValidationErrorSchema {
   @ApiProperty({ type: 'string', example: 'The given data was invalid.' }) message!: string;
   @ApiProperty({

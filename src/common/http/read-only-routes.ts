@@ -3,7 +3,7 @@ import { Operation } from '../../openapi/api-operation.decorator.js';
 import { ApiDisabled } from '../../openapi/api-responses.decorator.js';
 import { ErrorMessages } from './error-messages.js';
 
-const WRITE_REFUSED = '{resource} are read-only through the API: every write answers 403 (R11).';
+const WRITE_REFUSED = '{resource} are read-only through the API: every write answers 403.';
 
 function forbidden(): never {
   throw new ForbiddenException({ message: ErrorMessages.forbidden });

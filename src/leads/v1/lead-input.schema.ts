@@ -24,7 +24,13 @@ export function leadInputV1Schema(): JsonSchema {
     properties[pascal] = schema;
     properties[other] = schema;
     if ((validated.required as string[] | undefined)?.includes(pascal)) {
-      alternatives.push({ anyOf: [{ required: [pascal] }, { required: [other] }] });
+      // Shapes a client generator can type: an object that has one key, or the other.
+      const present = (key: string): JsonSchema => ({
+        type: 'object',
+        properties: { [key]: { ...rules, type: 'string', pattern: '\\S' } },
+        required: [key],
+      });
+      alternatives.push({ anyOf: [present(pascal), present(other)] });
     }
   }
   for (const column of DIRECT_TEXT) properties[column] = TEXT;
@@ -35,10 +41,7 @@ export function leadInputV1Schema(): JsonSchema {
       'Required: a title (`Title` or `title`) and a person (`PersonName` or `person`), at most 255 characters; ' +
       'the PascalCase key wins when both carry a value. `team` is the `EnterpriseID` header. Keys are not ' +
       'normalised. Every other key, and a value of another type than its column takes, is stored as it was ' +
-      'sent: nothing a v1 client sends is lost (R16).',
-    type: 'object',
-    properties,
-    allOf: alternatives,
-    additionalProperties: true,
+      'sent: nothing a v1 client sends is lost.',
+    allOf: [{ type: 'object', properties, additionalProperties: true }, ...alternatives],
   };
 }

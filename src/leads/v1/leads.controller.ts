@@ -37,7 +37,7 @@ export class V1LeadsController extends LeadRoutes {
   }
 
   @Post()
-  @Operation('createLead', 'Create a lead', "Creates a lead in the header's enterprise (spec 4.3, R15, R16).")
+  @Operation('createLead', 'Create a lead', "Creates a lead in the header's enterprise.")
   @ApiBody({ schema: leadInputV1Schema() })
   @ApiRecord(LeadSchema, 'The created lead.', 201)
   @ApiLeadValidation()
@@ -56,10 +56,10 @@ export class V1LeadsController extends LeadRoutes {
   @Operation(
     'updateLead',
     'Update a lead',
-    'Absent fields stay unchanged (R17). v1 answers the updated lead itself, not wrapped.',
+    'Absent fields stay unchanged. v1 answers the updated lead itself, not wrapped.',
   )
   @ApiBody({ schema: leadInputV1Schema() })
-  @ApiResponse({ status: 200, type: LeadSchema, description: 'The updated lead, not wrapped in `data` (R17).' })
+  @ApiResponse({ status: 200, type: LeadSchema, description: 'The updated lead, not wrapped in `data`.' })
   @ApiRecordId('Lead')
   @ApiOtherEnterprise()
   @ApiLeadValidation()

@@ -6,10 +6,10 @@ export function leadInputV2Schema(): JsonSchema {
   return validationSchema(LeadInputV2, {
     title: 'LeadInput',
     description:
-      'Keys in any casing are accepted and snake-cased first (`PersonName`, `personName` -> `person_name`, R18). ' +
-      'Keys outside this list are dropped (R16). `team` is the `X-Enterprise-Id` header. Blank strings count ' +
+      'Keys in any casing are accepted and snake-cased first (`PersonName`, `personName` -> `person_name`). ' +
+      'Keys outside this list are dropped. `team` is the `X-Enterprise-Id` header. Blank strings count ' +
       'as absent. Mixed-typed fields take any JSON scalar and keep its type. On update, absent fields stay unchanged ' +
-      'but the same fields are required (R17).',
+      'but the same fields are required.',
     nullable: true,
     omit: ['team'],
     additionalProperties: true,

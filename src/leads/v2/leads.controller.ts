@@ -42,7 +42,7 @@ export class V2LeadsController extends LeadRoutes {
 
   @Post()
   @UseInterceptors(V2KeyNormaliserInterceptor)
-  @Operation('createLead', 'Create a lead', "Creates a lead in the header's enterprise (spec 4.3).")
+  @Operation('createLead', 'Create a lead', "Creates a lead in the header's enterprise.")
   @ApiBody({ schema: leadInputV2Schema() })
   @ApiRecord(LeadSchema, 'The created lead.', 201)
   @ApiLeadValidation()
@@ -59,7 +59,7 @@ export class V2LeadsController extends LeadRoutes {
   @Put(':id')
   @UseGuards(LeadAccessGuard)
   @UseInterceptors(V2KeyNormaliserInterceptor)
-  @Operation('updateLead', 'Update a lead', 'Absent fields stay unchanged (R17).')
+  @Operation('updateLead', 'Update a lead', 'Absent fields stay unchanged.')
   @ApiBody({ schema: leadInputV2Schema() })
   @ApiRecord(LeadSchema, 'The updated lead.')
   @ApiRecordId('Lead')
