@@ -10,7 +10,7 @@ export class ImportRejected extends Error {
 
 export const importCommand: CliCommand = {
   name: 'import',
-  summary: 'Load a JSON file (see import-format.md): validated whole, written in one transaction.',
+  summary: 'Load a JSON file (format: docs/import-format.md): validated whole, written in one transaction.',
   positionals: ['<file.json>'],
   needsDatabase: true,
   async run({ dataSource, cipher, out }, args) {
