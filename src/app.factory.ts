@@ -1,9 +1,10 @@
 import { VersioningType } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
+import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
 import { compressWhenAsked } from './common/http/compression.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
 import { limitLargeBodies } from './common/http/large-body-limit.js';
@@ -42,27 +43,32 @@ export function routeRegistryOf(app: NestFastifyApplication): RouteRegistry {
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestFastifyApplication> {
   const routes = new RouteRegistry();
   const errors = new ApiExceptionFilter(routes);
-  const adapter = new FastifyAdapter({
-    // A path that cannot be percent-decoded: Fastify answers it before routing and before any
-    // hook, through here, so the headers the hooks would set are set here.
-    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      void reply
-        .headers(API_SECURITY_HEADERS)
-        .header('cache-control', 'no-store')
-        .header(REQUEST_ID_HEADER, request.id);
-      errors.reply(error, request, reply);
+  const adapter = new ApiFastifyAdapter(
+    {
+      // A path that cannot be percent-decoded: Fastify answers it before routing and before any
+      // hook, through here, so the headers the hooks would set are set here.
+      frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+        void reply
+          .headers(API_SECURITY_HEADERS)
+          .header('cache-control', 'no-store')
+          .header(REQUEST_ID_HEADER, request.id);
+        errors.reply(error, request, reply);
+      },
+      bodyLimit: BODY_LIMIT_BYTES,
+      trustProxy: config.trustProxy,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      genReqId: requestId,
+      // Fastify's own pino logger: one JSON stream, and no AsyncLocalStorage around every request
+      // (nestjs-pino's, which cost a large share of a lead retrieve, issue 9).
+      logger: loggerOptions(config.logLevel),
+      // Fastify's own request lines are off (logRequests writes one of its own); set through the
+      // log controller, as the top-level option is deprecated (FSTDEP023).
+      logController: new LogController({ disableRequestLogging: true }),
+      routerOptions: ROUTER_OPTIONS,
     },
-    bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    genReqId: requestId,
-    // Fastify's own pino logger: one JSON stream, and no AsyncLocalStorage around every request
-    // (nestjs-pino's, which cost a large share of a lead retrieve, issue 9).
-    logger: loggerOptions(config.logLevel),
-    disableRequestLogging: true,
-    routerOptions: ROUTER_OPTIONS,
-  });
+    (error, request, reply) => errors.reply(error, request, reply),
+  );
   const fastify = adapter.getInstance();
   fastify.server.headersTimeout = HEADERS_TIMEOUT_MS;
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
@@ -91,8 +97,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.useGlobalFilters(errors);
   app.get(OpenApiDocuments).useBuilder(() => buildOpenApiDocuments(app, { appUrl: config.appUrl }));
   await app.init();
-  // After init: Nest installs its own handler and parsers there.
-  fastify.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
+  // After init: Nest installs its parsers there (the error handler is the adapter's business).
   fastify.removeContentTypeParser(['application/x-www-form-urlencoded']);
   await fastify.ready();
   return app;

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TEST_APP_KEY } from '../helpers/test-app.js';
+import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
+
+/** What Node prints for process.emitWarning (Fastify's FSTDEP/FSTWRN, Node's own deprecations). */
+const WARNING = /Warning|FSTDEP\d+|FSTWRN\d+|DEP\d{4}|deprecat/i;
+
+/**
+ * The service started as `npm start` starts it (no --no-warnings, none of the test runner's
+ * NODE_OPTIONS), asked for its documents, then stopped: nothing but its own lines may appear.
+ */
+describe('start-up without noise (issue 20)', () => {
+  let database: TestDatabase;
+  let child: ChildProcess;
+  let stderr = '';
+  let stdout = '';
+
+  beforeAll(async () => {
+    database = await acquireTestDatabase();
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    child = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=16', MAIN], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: database.url,
+        DATABASE_POOL_MAX: '1',
+        APP_KEY: TEST_APP_KEY,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 300; i++) {
+      const up = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) {
+        // Building the documents runs @nestjs/swagger over every route: part of a start's work.
+        for (const version of ['v1', 'v2'])
+          expect((await fetch(`${base}/api/${version}/openapi.json`)).status).toBe(200);
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        await exited;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the service did not start:\n${stdout}\n${stderr}`);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (child?.exitCode === null) child.kill('SIGKILL');
+    await database.release();
+  });
+
+  it('started, and printed no warning or deprecation on stderr or stdout', () => {
+    expect(stdout).toContain('Finance Intake listening on');
+    expect(stderr.split('\n').filter((line) => line.trim() !== '')).toEqual([]);
+    expect(stdout.split('\n').filter((line) => WARNING.test(line))).toEqual([]);
+  });
+
+  it('exited cleanly on SIGTERM', () => {
+    expect(child.exitCode).toBe(0);
+  });
+});
