@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_PATH } from '../helpers/chromium.mjs';
-import { apiHeaders, importFixture, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 // Runs only where Debian's chromium is installed (jest.config.js; .ci/run installs it).
@@ -61,6 +61,9 @@ describe('/docs in a real browser (issue 8)', () => {
     await login.waitFor();
     await login.locator('.opblock-summary').click();
     await login.locator('button.try-out__btn').click();
+    // The example body is the demo user of the embedded demo database.
+    const example = JSON.parse((await login.locator('textarea.body-param__text').inputValue()) || '{}') as unknown;
+    expect(example).toEqual({ email: 'demo@example.com', password: 'demo-password' });
     await login
       .locator('textarea.body-param__text')
       .fill(JSON.stringify({ email: tenant.user.email, password: tenant.user.password }));
@@ -79,6 +82,47 @@ describe('/docs in a real browser (issue 8)', () => {
       headers: apiHeaders('v2', answer.access_token ?? ''),
     });
     expect(res.statusCode).toBe(200);
+  });
+
+  it('authorises once with the token and the enterprise header, then calls a list with both', async () => {
+    const token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    await page.locator('.topbar select').selectOption({ label: 'v2' });
+    await page.locator('.scheme-container button.authorize').click();
+    const dialog = page.locator('.dialog-ux .modal-ux');
+    await dialog.waitFor();
+    // One form per security scheme of the document: the bearer token and the enterprise header.
+    const forms = dialog.locator('.auth-container');
+    expect(await forms.count()).toBe(2);
+    const bearer = forms.filter({ hasText: 'bearer' });
+    await bearer.locator('input').fill(token);
+    await bearer.locator('button.authorize').click();
+    const enterprise = forms.filter({ hasText: 'X-Enterprise-Id' });
+    await enterprise.locator('input').fill(tenant.enterpriseId);
+    await enterprise.locator('button.authorize').click();
+    await dialog.locator('button.btn-done').first().click();
+
+    const sent: Record<string, string>[] = [];
+    const listen = (request: { url(): string; headers(): Record<string, string> }) => {
+      if (request.url().startsWith(`${base}/api/v2/users`)) sent.push(request.headers());
+    };
+    page.on('request', listen);
+    const list = page.locator('#operations-Users-listUsers');
+    await list.locator('.opblock-summary').click();
+    await list.locator('button.try-out__btn').click();
+    // No header field to fill in the form: Authorize holds it.
+    expect(await list.locator('input[placeholder="X-Enterprise-Id"]').count()).toBe(0);
+    await list.locator('button.execute').click();
+    const live = list.locator('.live-responses-table tbody tr.response');
+    await live.waitFor();
+    page.off('request', listen);
+
+    expect(await live.locator('.response-col_status').textContent()).toContain('200');
+    const shown = await live.locator('.response-col_description pre').first().textContent();
+    const answer = JSON.parse(shown ?? '{}') as { data?: { email?: string }[] };
+    expect(answer.data?.map((u) => u.email)).toEqual([tenant.user.email]);
+    expect(sent).toEqual([
+      expect.objectContaining({ authorization: `Bearer ${token}`, 'x-enterprise-id': tenant.enterpriseId }),
+    ]);
   });
 
   it('called nothing but this service', () => {
