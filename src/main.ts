@@ -8,6 +8,8 @@ import { runWorkers } from './cluster.js';
 import { FieldCipher } from './common/crypto/field-cipher.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
 import { ConfigError } from './config/config-error.js';
+import { verifyKeyCheck } from './common/crypto/key-check.js';
+import { serveBackups, type ControlServer } from './database/backup-control.js';
 import { resolveDatabase } from './database/database-target.js';
 import { openDataSource, runMigrations } from './database/migration-runner.js';
 import { seedDemoIfEmpty } from './demo/seed-demo.js';
@@ -30,17 +32,27 @@ async function migrateOnce(config: AppConfig): Promise<void> {
 const SHUTDOWN_GRACE_MS = 35_000;
 
 async function serve(config: AppConfig): Promise<void> {
-  const database = await resolveDatabase(config);
+  // The embedded database is locked for this process: another holder makes this refuse.
+  const database = await resolveDatabase(config, { role: 'service' });
   const app = await createApp(config, database).catch(async (error: unknown) => {
     await database.release();
     throw error;
   });
   const logger = new Logger('Main');
+  const dataSource = app.get<DataSource>(getDataSourceToken());
+  const cipher = app.get(FieldCipher);
 
   let demoBanner: string[] = [];
-  if (database.embedded) {
-    const seeded = await seedDemoIfEmpty(app.get<DataSource>(getDataSourceToken()), app.get(FieldCipher));
-    demoBanner = seeded.banner;
+  let control: ControlServer | undefined;
+  try {
+    // Before the first request: a key that cannot read the data stops the start here.
+    await verifyKeyCheck(dataSource, cipher);
+    if (database.embedded) demoBanner = (await seedDemoIfEmpty(dataSource, cipher)).banner;
+    if (database.dumpDataDir) control = await serveBackups(config.dataDir, database.dumpDataDir);
+  } catch (error) {
+    await app.close();
+    await database.release();
+    throw error;
   }
 
   let closing = false;
@@ -53,6 +65,7 @@ async function serve(config: AppConfig): Promise<void> {
     // app.close() stops accepting, waits for in-flight requests and closes the pool.
     await app.close();
     clearTimeout(deadline);
+    await control?.close();
     await database.release();
     process.exit(0);
   };
@@ -60,6 +73,11 @@ async function serve(config: AppConfig): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  const address = app.getHttpServer().address();
+  database.lock?.update({
+    port: typeof address === 'object' && address ? address.port : config.port,
+    control: control?.path ?? null,
+  });
   if (cluster.isWorker && cluster.worker?.id !== 1) return;
   const url = config.appUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const lines = [

@@ -12,6 +12,7 @@ const TABLES = [
   'emails',
   'enterprises',
   'financials',
+  'key_check',
   'leads',
   'memberships',
   'organisations',

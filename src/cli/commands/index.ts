@@ -5,6 +5,10 @@ import { keyGenerateCommand } from './key-generate.command.js';
 import { migrateCommand } from './migrate.command.js';
 import { seedDemoCommand } from './seed-demo.command.js';
 import { memberAddCommand, userCreateCommand, userPasswordCommand } from './user.commands.js';
+// Operator safety (issue 13): lists, key rotation, backup and restore.
+import { backupCommand, restoreCommand } from './backup.commands.js';
+import { keyRotateCommand } from './key-rotate.command.js';
+import { enterpriseListCommand, userListCommand } from './list.commands.js';
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
@@ -16,4 +20,10 @@ export const COMMANDS: readonly CliCommand[] = [
   userPasswordCommand,
   memberAddCommand,
   keyGenerateCommand,
+  // Operator safety (issue 13)
+  userListCommand,
+  enterpriseListCommand,
+  keyRotateCommand,
+  backupCommand,
+  restoreCommand,
 ];
