@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { Logger } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { createApp } from './app.factory.js';
 import { runWorkers } from './cluster.js';
 import { FieldCipher } from './common/crypto/field-cipher.js';
@@ -10,6 +10,7 @@ import { loadConfig, type AppConfig } from './config/app-config.js';
 import { ConfigError } from './config/config-error.js';
 import { verifyKeyCheck } from './common/crypto/key-check.js';
 import { serveBackups, type ControlServer } from './database/backup-control.js';
+import { dataSourceOptions, type DatabaseTarget } from './database/data-source-options.js';
 import { resolveDatabase } from './database/database-target.js';
 import { openDataSource, runMigrations } from './database/migration-runner.js';
 import { seedDemoIfEmpty } from './demo/seed-demo.js';
@@ -26,6 +27,22 @@ async function migrateOnce(config: AppConfig): Promise<void> {
 }
 
 /**
+ * Migrates (when the service does) and verifies that the configured keys read the data, before
+ * the application is built: a wrong key stops the start with its one line and nothing else.
+ * The connection is a service one (statement timeout), like the one that migrated before.
+ */
+async function checkKeyBeforeStart(config: AppConfig, database: DatabaseTarget): Promise<void> {
+  const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolMax: 1 }, false, 'service'));
+  await dataSource.initialize();
+  try {
+    if (config.migrationsRun) await runMigrations(dataSource);
+    await verifyKeyCheck(dataSource, new FieldCipher(config.encryptionKeys));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
  * How long a shutdown waits for requests in flight (the request timeout, plus a margin); past
  * it, the connections still open are closed so the process does stop.
  */
@@ -34,10 +51,12 @@ const SHUTDOWN_GRACE_MS = 35_000;
 async function serve(config: AppConfig): Promise<void> {
   // The embedded database is locked for this process: another holder makes this refuse.
   const database = await resolveDatabase(config, { role: 'service' });
-  const app = await createApp(config, database).catch(async (error: unknown) => {
-    await database.release();
-    throw error;
-  });
+  const app = await checkKeyBeforeStart(config, database)
+    .then(() => createApp(config, database))
+    .catch(async (error: unknown) => {
+      await database.release();
+      throw error;
+    });
   const logger = new Logger('Main');
   const dataSource = app.get<DataSource>(getDataSourceToken());
   const cipher = app.get(FieldCipher);
@@ -45,8 +64,6 @@ async function serve(config: AppConfig): Promise<void> {
   let demoBanner: string[] = [];
   let control: ControlServer | undefined;
   try {
-    // Before the first request: a key that cannot read the data stops the start here.
-    await verifyKeyCheck(dataSource, cipher);
     if (database.embedded) demoBanner = (await seedDemoIfEmpty(dataSource, cipher)).banner;
     if (database.dumpDataDir) control = await serveBackups(config.dataDir, database.dumpDataDir);
   } catch (error) {

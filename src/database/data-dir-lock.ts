@@ -53,6 +53,9 @@ export class DataDirInUse extends ConfigError {
   }
 }
 
+/** Nonces of the locks this process holds now. */
+const heldHere = new Set<string>();
+
 /** Fields 3 and 22 of /proc/<pid>/stat (state; start time in clock ticks since boot); null off Linux. */
 function procStat(pid: number): { state: string; start: string } | null {
   try {
@@ -85,7 +88,8 @@ function isAlive(pid: number): boolean {
  */
 function holderRuns(record: LockRecord): boolean {
   if (record.hostname !== hostname()) return true;
-  if (record.pid === process.pid) return false;
+  // Our own pid: held by this very process, or left by an earlier one that had our pid.
+  if (record.pid === process.pid) return heldHere.has(record.nonce);
   if (!isAlive(record.pid)) return false;
   const stat = procStat(record.pid);
   if (stat === null) return true; // no /proc: the pid answering is all we can know
@@ -207,11 +211,13 @@ export function acquireDataDirLock(dataDir: string, holder: LockHolder): DataDir
   }
 
   let released = false;
+  heldHere.add(record.nonce);
   const ours = (): boolean => readLock(dataDir)?.nonce === record.nonce;
   const releaseOnExit = (): void => release();
   function release(): void {
     if (released) return;
     released = true;
+    heldHere.delete(record.nonce);
     process.off('exit', releaseOnExit);
     try {
       if (ours()) unlinkSync(lockPath);

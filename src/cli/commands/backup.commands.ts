@@ -76,6 +76,8 @@ export const restoreCommand: CliCommand = {
       throw new CliUsageError(`${file}: no such file or not readable.`);
     }
     const counts = await restoreDataDir(config, bytes);
-    out(`Restored ${file} into ${config.dataDir}: ${counts.enterprises} enterprises, ${counts.users} users, ${counts.people} people.`);
+    out(
+      `Restored ${file} into ${config.dataDir}: ${counts.enterprises} enterprises, ${counts.users} users, ${counts.people} people.`,
+    );
   },
 };

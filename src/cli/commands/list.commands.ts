@@ -51,7 +51,13 @@ export const enterpriseListCommand: CliCommand = {
   needsDatabase: true,
   checksKey: false,
   async run({ dataSource, out }) {
-    const enterprises = await selectRows<{ id: string; name: string; is_active: number; members: number; keyed: boolean }>(
+    const enterprises = await selectRows<{
+      id: string;
+      name: string;
+      is_active: number;
+      members: number;
+      keyed: boolean;
+    }>(
       dataSource,
       `SELECT e.id, e.name, e.is_active, e.signprovider_b_key_encrypted IS NOT NULL AS keyed,
               (SELECT count(*)::int FROM memberships m WHERE m.enterprise_id = e.id) AS members
