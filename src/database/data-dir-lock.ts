@@ -7,6 +7,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -167,14 +168,24 @@ export interface DataDirLock {
   release(): void;
 }
 
+/** Attempts at taking the lock; each waits a little when another process is taking over. */
+const ATTEMPTS = 200;
+/** A takeover marker older than this was left by a process that died while taking over. */
+const TAKEOVER_STALE_MS = 10_000;
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Takes DATA_DIR for this process or throws DataDirInUse naming the holder.
  *
  * The record is written to a private file first and then hard-linked to the lock's name:
  * link() is atomic and fails when the name exists, so the lock appears whole or not at all
  * and two processes can never both create it. A lock whose process is gone (kill -9, a
- * crash) is moved aside under a private name and checked to be the one found stale before it
- * is dropped, so two processes taking over the same stale lock cannot both win.
+ * crash) is removed only by a process holding the takeover marker (created with O_EXCL), and
+ * only after it has read the lock again under the marker: as nobody can link over an existing
+ * lock, the file it removes is the stale one it checked, never a newcomer's.
  */
 export function acquireDataDirLock(dataDir: string, holder: LockHolder): DataDirLock {
   mkdirSync(dataDir, { recursive: true });
@@ -192,7 +203,9 @@ export function acquireDataDirLock(dataDir: string, holder: LockHolder): DataDir
   };
   const privatePath = (tag: string) => `${lockPath}.${process.pid}.${record.nonce}.${tag}`;
 
-  for (let attempt = 0; attempt < 5; attempt++) {
+  for (let attempt = 0; ; attempt++) {
+    if (attempt === ATTEMPTS)
+      throw new Error(`Could not take the lock ${lockPath} (unreadable?); if no process uses ${dataDir}, delete it.`);
     const draft = privatePath('new');
     writeNewFile(draft, JSON.stringify(record));
     try {
@@ -204,10 +217,9 @@ export function acquireDataDirLock(dataDir: string, holder: LockHolder): DataDir
       unlinkSync(draft);
     }
     const existing = readLock(dataDir);
-    if (existing === undefined) continue; // released (or unreadable for a moment): try again
+    if (existing === undefined) continue; // released meanwhile: try again
     if (holderRuns(existing)) throw new DataDirInUse(existing, inUseMessage(dataDir, existing, holder));
-    takeOverStale(lockPath, existing, privatePath('stale'));
-    if (attempt === 4) throw new Error(`Could not take the lock ${lockPath}; try again.`);
+    removeStaleLock(dataDir, holder, privatePath('takeover'));
   }
 
   let released = false;
@@ -242,22 +254,35 @@ export function acquireDataDirLock(dataDir: string, holder: LockHolder): DataDir
   };
 }
 
-/** Moves a stale lock aside; puts it back if, in the meantime, it had become someone's live lock. */
-function takeOverStale(lockPath: string, stale: LockRecord, aside: string): void {
+/**
+ * Removes the lock file if, read again under the takeover marker, its holder is still gone.
+ * Without the marker (another process is taking over) it waits a moment and lets the caller
+ * try again. Throws DataDirInUse if a live process holds the lock by then.
+ */
+function removeStaleLock(dataDir: string, holder: LockHolder, draft: string): void {
+  const lockPath = join(dataDir, LOCK_FILE);
+  const marker = `${lockPath}.takeover`;
+  writeNewFile(draft, String(process.pid));
   try {
-    renameSync(lockPath, aside);
+    linkSync(draft, marker);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  const moved = parseRecord(readFileSync(aside, 'utf8'));
-  if (moved?.nonce !== stale.nonce) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     try {
-      linkSync(aside, lockPath);
+      if (Date.now() - statSync(marker).mtimeMs > TAKEOVER_STALE_MS) unlinkSync(marker);
     } catch {
-      // A third process locked in the same instant: it holds the lock now. The live holder
-      // whose file was moved finds it replaced when it releases (it removes only its own).
+      // Gone meanwhile: the next attempt sees.
     }
+    pause(10 + Math.floor(Math.random() * 20));
+    return;
+  } finally {
+    unlinkSync(draft);
   }
-  unlinkSync(aside);
+  try {
+    const current = readLock(dataDir);
+    if (current === undefined) return;
+    if (holderRuns(current)) throw new DataDirInUse(current, inUseMessage(dataDir, current, holder));
+    unlinkSync(lockPath);
+  } finally {
+    unlinkSync(marker);
+  }
 }
