@@ -7,9 +7,9 @@ export interface EmbeddedPostgres {
   /** A postgres:// URL the `pg` driver connects to. */
   readonly url: string;
   /**
-   * The data directory as a gzipped tar, after a CHECKPOINT. PGlite takes the copy while no
-   * statement runs; a transaction open at that moment is not committed in the copy, and is
-   * rolled back when the copy is opened (as after a crash), so the copy is consistent.
+   * The data directory as a gzipped tar. PGlite takes the copy while no statement runs; a
+   * transaction open at that moment is not committed in the copy and is rolled back when the
+   * copy is opened (as after a crash), so the copy is consistent.
    */
   dumpDataDir(): Promise<Blob>;
   stop(): Promise<void>;
@@ -30,7 +30,10 @@ export async function startEmbeddedPostgres(dataDir?: string, loadDataDir?: Blob
   return {
     url: `postgres://postgres@127.0.0.1:${address.port}/postgres`,
     async dumpDataDir() {
-      await db.exec('CHECKPOINT');
+      // Fewer WAL records to replay when the copy is opened. Not needed for consistency (the
+      // copy recovers from its WAL like a crashed server), so a refusal does not stop the dump:
+      // it runs on the one backend, and a client's failed transaction there refuses it.
+      await db.exec('CHECKPOINT').catch(() => undefined);
       return db.dumpDataDir('gzip');
     },
     async stop() {
