@@ -20,6 +20,36 @@ const keyOf = (text: string): Buffer => parseAppKey(text) ?? Buffer.alloc(0);
 
 /** Issue 13: honest `migrate` output, the lists, the key check and key rotation through the CLI. */
 describe('operator commands (issue 13)', () => {
+  it('lists the new commands in --help', async () => {
+    const run = await runCliProcess(['--help'], {});
+    expect(run.code).toBe(0);
+    for (const usage of [
+      'user:list [--enterprise <value>]',
+      'enterprise:list',
+      'key:rotate',
+      'backup --output <value>',
+      'restore --input <value>',
+    ]) {
+      expect(run.stdout).toContain(usage);
+    }
+  });
+
+  it('refuses backup and restore with DATABASE_URL, and a backup of a DATA_DIR that holds no database', async () => {
+    const url = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', APP_KEY: TEST_APP_KEY };
+    const backup = await runCliProcess(['backup', '--output', join(tmpdir(), 'never.tar.gz')], url);
+    expect(backup.code).toBe(1);
+    expect(backup.stderr).toContain('backup is for the embedded database; with DATABASE_URL use');
+    const restore = await runCliProcess(['restore', '--input', join(tmpdir(), 'never.tar.gz')], url);
+    expect(restore.code).toBe(1);
+    const empty = mkdtempSync(join(tmpdir(), 'finance-intake-empty-'));
+    const none = await runCliProcess(['backup', '--output', join(empty, 'b.tar.gz')], { DATA_DIR: empty });
+    expect(none).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `There is no embedded database in ${empty} to back up.
+`,
+    });
+  });
   describe('migrate', () => {
     let database: TestDatabase;
     beforeAll(async () => {

@@ -112,5 +112,5 @@ export async function getJson(
   headers: Record<string, string>,
 ): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { headers });
-  return { status: res.status, body: (await res.json()) as unknown };
+  return { status: res.status, body: await res.json() };
 }

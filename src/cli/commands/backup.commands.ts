@@ -1,5 +1,6 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { requireOption, CliUsageError, type CliCommand } from '../cli-command.js';
 import { loadConfig } from '../../config/app-config.js';
 import { requestBackup } from '../../database/backup-control.js';
@@ -37,6 +38,9 @@ export const backupCommand: CliCommand = {
     const file = requireOption(args, 'output');
     const config = loadConfig(env);
     embeddedOnly(config.databaseUrl, 'backup');
+    if (!existsSync(join(config.dataDir, 'pgdata'))) {
+      throw new CliUsageError(`There is no embedded database in ${config.dataDir} to back up.`);
+    }
     const holder = liveHolder(config.dataDir);
     let bytes: Buffer;
     if (holder?.role === 'service' && holder.control !== null) {
