@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { UnreadableValue } from '../common/crypto/key-rotation.js';
 import { ConfigError } from '../config/config-error.js';
 import { AccountError } from '../users/user-accounts.js';
 import { EnterpriseAdminError } from '../enterprises/enterprise-admin.js';
@@ -7,7 +8,7 @@ import { COMMANDS } from './commands/index.js';
 import { ImportRejected } from './commands/import.command.js';
 import { runCli } from './run-cli.js';
 
-const OPERATOR_ERRORS = [CliUsageError, ConfigError, AccountError, EnterpriseAdminError];
+const OPERATOR_ERRORS = [CliUsageError, ConfigError, AccountError, EnterpriseAdminError, UnreadableValue];
 
 runCli(process.argv.slice(2), COMMANDS, (line) => process.stdout.write(`${line}\n`))
   .then(() => process.exit(0))

@@ -8,6 +8,10 @@ import { memberAddCommand, userCreateCommand, userPasswordCommand } from './user
 // Token lifecycle and account locking (issue 16).
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './token.commands.js';
 import { userActivateCommand, userDeactivateCommand } from './user-activation.commands.js';
+// Operator safety (issue 13): lists, key rotation, backup and restore.
+import { backupCommand, restoreCommand } from './backup.commands.js';
+import { keyRotateCommand } from './key-rotate.command.js';
+import { enterpriseListCommand, userListCommand } from './list.commands.js';
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
@@ -25,4 +29,10 @@ export const COMMANDS: readonly CliCommand[] = [
   tokenRevokeCommand,
   userDeactivateCommand,
   userActivateCommand,
+  // Operator safety (issue 13)
+  userListCommand,
+  enterpriseListCommand,
+  keyRotateCommand,
+  backupCommand,
+  restoreCommand,
 ];

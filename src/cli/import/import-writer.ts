@@ -9,7 +9,7 @@ import type {
   PersonInput,
   UserInput,
 } from './import-schema.js';
-import { upsertRows, type ColumnSpec, type UpsertOutcome } from './upsert-rows.js';
+import { upsertRows, upsertRowsReporting, type ColumnSpec, type UpsertOutcome } from './upsert-rows.js';
 
 export type ImportCounts = Record<ImportSection, UpsertOutcome & { total: number }>;
 
@@ -185,13 +185,17 @@ export class ImportWriter {
 
     record('enterprises', doc.enterprises.length, await this.writeEnterprises(doc));
     record('users', doc.users.length, await this.writeUsers(doc.users));
-    record('people', doc.people.length, await this.writePeople(doc.people));
-    record(
+    const people = await this.writePeople(doc.people);
+    const organisations = await upsertRowsReporting(
+      this.db,
       'organisations',
-      doc.organisations.length,
-      await upsertRows(this.db, 'organisations', ORGANISATION_COLUMNS, doc.organisations.map(withoutContacts)),
+      ORGANISATION_COLUMNS,
+      doc.organisations.map(withoutContacts),
     );
-    await this.writeNestedRows(doc.people, doc.organisations);
+    // An owner whose only change is in its phones, emails, addresses or financials was updated too.
+    const touchedOwners = await this.writeNestedRows(doc.people, doc.organisations);
+    record('people', doc.people.length, countNestedChanges(people, touchedOwners.person_id));
+    record('organisations', doc.organisations.length, countNestedChanges(organisations, touchedOwners.organisation_id));
     record(
       'applications',
       doc.applications.length,
@@ -288,9 +292,9 @@ export class ImportWriter {
     );
   }
 
-  private async writePeople(people: readonly PersonInput[]): Promise<UpsertOutcome> {
+  private async writePeople(people: readonly PersonInput[]): Promise<UpsertOutcome & { written: Set<string> }> {
     const stored = await this.storedValues('people', 'first_name_encrypted', people);
-    return upsertRows(
+    return upsertRowsReporting(
       this.db,
       'people',
       PERSON_COLUMNS,
@@ -304,11 +308,13 @@ export class ImportWriter {
   /**
    * Nested rows of every owner that lists a collection: the listed rows are upserted and the
    * owner's other rows of that collection are deleted. An owner without the key keeps its rows.
+   * Returns the ids of the owners (people, organisations) whose nested rows changed.
    */
   private async writeNestedRows(
     people: readonly PersonInput[],
     organisations: readonly OrganisationInput[],
-  ): Promise<void> {
+  ): Promise<Record<'person_id' | 'organisation_id', Set<string>>> {
+    const touched = { person_id: new Set<string>(), organisation_id: new Set<string>() };
     const owners = [
       ...people.map((owner) => ({ owner, column: 'person_id' as const })),
       ...organisations.map((owner) => ({ owner, column: 'organisation_id' as const })),
@@ -325,13 +331,22 @@ export class ImportWriter {
       for (const column of ['person_id', 'organisation_id'] as const) {
         const ownerIds = listing.filter((l) => l.column === column).map((l) => l.ownerId);
         if (ownerIds.length === 0) continue;
-        await this.db.query(`DELETE FROM ${table} WHERE ${column} = ANY($1::uuid[]) AND NOT (id = ANY($2::uuid[]))`, [
-          ownerIds,
-          rows.map((r) => r.id),
-        ]);
+        // TypeORM answers a DELETE ... RETURNING with [rows, count].
+        const [deleted] = (await this.db.query(
+          `DELETE FROM ${table} WHERE ${column} = ANY($1::uuid[]) AND NOT (id = ANY($2::uuid[]))
+           RETURNING ${column}::text AS owner`,
+          [ownerIds, rows.map((r) => r.id)],
+        )) as [{ owner: string }[], number];
+        for (const { owner } of deleted) touched[column].add(owner);
       }
-      await upsertRows(this.db, table, NESTED_COLUMNS[table], rows);
+      const { written } = await upsertRowsReporting(this.db, table, NESTED_COLUMNS[table], rows);
+      for (const row of rows) {
+        if (!written.has(String(row.id).toLowerCase())) continue;
+        const column = row.person_id !== undefined && row.person_id !== null ? 'person_id' : 'organisation_id';
+        touched[column].add(String(row[column]).toLowerCase());
+      }
     }
+    return touched;
   }
 
   private nestedRow(table: keyof typeof NESTED_COLUMNS, row: Record<string, unknown>): Record<string, unknown> {
@@ -370,6 +385,19 @@ export class ImportWriter {
     }
     return this.cipher.encrypt(plain);
   }
+}
+
+/**
+ * Counts owners written only through their nested rows as updated (created ones stay created).
+ * Ids are compared as PostgreSQL prints them: lowercase.
+ */
+function countNestedChanges(
+  outcome: UpsertOutcome & { written: Set<string> },
+  touchedOwners: ReadonlySet<string>,
+): UpsertOutcome {
+  let nestedOnly = 0;
+  for (const id of touchedOwners) if (!outcome.written.has(id)) nestedOnly++;
+  return { created: outcome.created, updated: outcome.updated + nestedOnly };
 }
 
 function withoutContacts<T extends { phone_numbers?: unknown; emails?: unknown; addresses?: unknown }>(

@@ -31,7 +31,18 @@ export async function upsertRows(
   columns: readonly ColumnSpec[],
   rows: readonly Record<string, unknown>[],
 ): Promise<UpsertOutcome> {
-  const outcome: UpsertOutcome = { created: 0, updated: 0 };
+  const { created, updated } = await upsertRowsReporting(db, table, columns, rows);
+  return { created, updated };
+}
+
+/** upsertRows, also naming the rows it wrote (inserted or changed). */
+export async function upsertRowsReporting(
+  db: SqlExecutor,
+  table: string,
+  columns: readonly ColumnSpec[],
+  rows: readonly Record<string, unknown>[],
+): Promise<UpsertOutcome & { written: Set<string> }> {
+  const outcome = { created: 0, updated: 0, written: new Set<string>() };
   if (rows.length === 0) return outcome;
   const definition = [
     'id uuid',
@@ -53,21 +64,23 @@ export async function upsertRows(
          AND ((${names.map((n) => `t.${n}`).join(', ')}) IS DISTINCT FROM (${values.join(', ')})
               OR (input.created_at IS NOT NULL AND input.created_at IS DISTINCT FROM t.created_at)
               OR (input.updated_at IS NOT NULL AND input.updated_at IS DISTINCT FROM t.updated_at))
-      RETURNING 1
+      RETURNING t.id
     ),
     inserted AS (
       INSERT INTO ${table} (id, ${names.join(', ')}, created_at, updated_at)
       SELECT input.id, ${values.join(', ')}, COALESCE(input.created_at, now()), COALESCE(input.updated_at, now())
         FROM input
        WHERE NOT EXISTS (SELECT 1 FROM ${table} AS t WHERE t.id = input.id)
-      RETURNING 1
+      RETURNING id
     )
-    SELECT (SELECT count(*) FROM changed)::int AS updated, (SELECT count(*) FROM inserted)::int AS created`;
+    SELECT (SELECT count(*) FROM changed)::int AS updated, (SELECT count(*) FROM inserted)::int AS created,
+           ARRAY(SELECT id::text FROM changed UNION ALL SELECT id::text FROM inserted) AS written`;
   for (let start = 0; start < rows.length; start += CHUNK) {
     const chunk = rows.slice(start, start + CHUNK);
-    const [counts] = await selectRows<UpsertOutcome>(db, sql, [JSON.stringify(chunk)]);
+    const [counts] = await selectRows<UpsertOutcome & { written: string[] }>(db, sql, [JSON.stringify(chunk)]);
     outcome.created += counts?.created ?? 0;
     outcome.updated += counts?.updated ?? 0;
+    for (const id of counts?.written ?? []) outcome.written.add(id);
   }
   return outcome;
 }
