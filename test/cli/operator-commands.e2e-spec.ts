@@ -72,7 +72,7 @@ describe('operator commands (issue 13)', () => {
       const fresh = await runCliProcess(['migrate'], env);
       expect(fresh).toEqual({ code: 0, stderr: '', stdout: `Applied: ${MIGRATIONS.map((m) => m.name).join(', ')}\n` });
       expect(await runCliProcess(['migrate'], env)).toEqual({ code: 0, stderr: '', stdout: 'Nothing to migrate.\n' });
-    }, 90_000);
+    }, 240_000);
   });
 
   describe('with data', () => {

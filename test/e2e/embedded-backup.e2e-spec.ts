@@ -47,5 +47,5 @@ describe('embedded database copy', () => {
       await reader.end();
       await restored.stop();
     }
-  }, 90_000);
+  }, 240_000);
 });
