@@ -16,6 +16,8 @@ export interface CliOption {
   readonly name: string;
   readonly description: string;
   readonly required?: boolean;
+  /** A flag without a value (`--include-secrets`); present means the string `true`. */
+  readonly flag?: boolean;
 }
 
 interface CommandDescription {

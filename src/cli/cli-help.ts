@@ -3,7 +3,8 @@ import type { CliCommand } from './cli-command.js';
 export function commandUsage(command: CliCommand): string {
   const parts = [command.name, ...(command.positionals ?? [])];
   for (const option of command.options ?? []) {
-    parts.push(option.required ? `--${option.name} <value>` : `[--${option.name} <value>]`);
+    const usage = option.flag ? `--${option.name}` : `--${option.name} <value>`;
+    parts.push(option.required ? usage : `[${usage}]`);
   }
   return parts.join(' ');
 }

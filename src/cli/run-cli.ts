@@ -7,12 +7,14 @@ import { CliUsageError, type CliArguments, type CliCommand } from './cli-command
 import { commandUsage, helpText } from './cli-help.js';
 
 function parseCommandArguments(command: CliCommand, argv: string[]): CliArguments {
-  const options = Object.fromEntries((command.options ?? []).map((o) => [o.name, { type: 'string' as const }]));
+  const options = Object.fromEntries(
+    (command.options ?? []).map((o) => [o.name, { type: o.flag ? ('boolean' as const) : ('string' as const) }]),
+  );
   try {
     const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     const values: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(parsed.values))
-      values[name] = typeof value === 'string' ? value : undefined;
+      values[name] = typeof value === 'string' ? value : value === true ? 'true' : undefined;
     return { positionals: parsed.positionals, options: values };
   } catch (error) {
     throw new CliUsageError(

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../cli-command.js';
 import { enterpriseCreateCommand, enterpriseSigningKeyCommand } from './enterprise.commands.js';
+import { exportCommand } from './export.command.js';
 import { importCommand } from './import.command.js';
 import { keyGenerateCommand } from './key-generate.command.js';
 import { migrateCommand } from './migrate.command.js';
@@ -9,6 +10,7 @@ import { memberAddCommand, userCreateCommand, userPasswordCommand } from './user
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
   importCommand,
+  exportCommand,
   seedDemoCommand,
   enterpriseCreateCommand,
   enterpriseSigningKeyCommand,
