@@ -50,6 +50,9 @@ export const exportCommand: CliCommand = {
         sink.end();
         await finished(file);
         await rename(partial, output);
+      } else {
+        // The CLI exits right after the command: wait until standard output has taken every byte.
+        await new Promise<void>((done) => process.stdout.write('', () => done()));
       }
       progress.finish();
       // With the file on standard output, the summary goes to standard error.

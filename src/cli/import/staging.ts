@@ -5,8 +5,19 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { SqlExecutor } from '../../database/sql.js';
 import { STAGES, type Column, type Row, type StageName, type StageTable } from './import-tables.js';
 
-/** Rows buffered per staging table before they are sent in one COPY (or INSERT). */
+/** Rows buffered per staging table before they are sent in one COPY (or INSERT)... */
 const FLUSH_ROWS = 2000;
+/** ...or fewer when they hold this many characters of text (records with long texts). */
+const FLUSH_CHARS = 4_000_000;
+
+function textLength(row: Row): number {
+  let length = 0;
+  for (const key in row) {
+    const value = row[key];
+    if (typeof value === 'string') length += value.length;
+  }
+  return length;
+}
 /** PostgreSQL's limit on bind parameters in one statement. */
 const MAX_PARAMETERS = 65535;
 
@@ -79,6 +90,7 @@ export type RowPreparer = (rows: Row[]) => Promise<Row[]>;
  */
 export class Stager {
   private readonly buffers = new Map<StageName, Row[]>();
+  private readonly bufferedChars = new Map<StageName, number>();
   private readonly created = new Set<StageName>();
   private readonly counts = new Map<StageName, number>();
   private sending: Promise<void> = Promise.resolve();
@@ -96,11 +108,14 @@ export class Stager {
       this.buffers.set(name, buffer);
     }
     buffer.push(row);
+    this.bufferedChars.set(name, (this.bufferedChars.get(name) ?? 0) + textLength(row));
   }
 
   /** Sends the buffers that are full; the last batch sent may still be on its way. */
   async flushFull(): Promise<void> {
-    for (const [name, buffer] of this.buffers) if (buffer.length >= FLUSH_ROWS) await this.flush(name);
+    for (const [name, buffer] of this.buffers) {
+      if (buffer.length >= FLUSH_ROWS || (this.bufferedChars.get(name) ?? 0) >= FLUSH_CHARS) await this.flush(name);
+    }
   }
 
   /** Sends every buffered row and waits until the database has them all. */
@@ -136,6 +151,7 @@ export class Stager {
     const buffer = this.buffers.get(name);
     if (buffer === undefined || buffer.length === 0) return;
     this.buffers.set(name, []);
+    this.bufferedChars.set(name, 0);
     await this.sending;
     await this.ensureCreated(name);
     const preparer = this.preparers[name];
