@@ -30,7 +30,9 @@ function textOf(value: unknown, column: Column): string | null {
   if (value === null || value === undefined) return null;
   if (column.type === 'jsonb') return JSON.stringify(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';
-  return String(value);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  throw new TypeError(`a ${typeof value} cannot be staged in ${column.name}`);
 }
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
