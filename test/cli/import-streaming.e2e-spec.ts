@@ -180,6 +180,36 @@ describe('streaming import (issue 17)', () => {
     );
   });
 
+  it('finds duplicates across the file in SQL: nested ids, user emails, provider document ids', async () => {
+    const phone = { id: randomUUID(), type: 'mobile', number: '0400', is_primary: true };
+    const email = `dup-${randomUUID().slice(0, 8)}@example.com`;
+    const user = (i: number) => ({ id: randomUUID(), name: `U${i}`, email, password: 'long-enough-1' });
+    const document = (i: number) => ({
+      id: randomUUID(),
+      enterprise_id: tenant.enterpriseId,
+      provider: 'a',
+      external_id: `dup-doc-${email}`,
+      status: i === 0 ? 'sent' : 'viewed',
+    });
+    const outcome = await importDocument(t.dataSource, t.cipher, {
+      users: [user(0), user(1)],
+      people: [
+        { ...person(tenant.enterpriseId, 0), phone_numbers: [phone] },
+        { ...person(tenant.enterpriseId, 1), phone_numbers: [phone] },
+      ],
+      organisations: [
+        { id: randomUUID(), enterprise_id: tenant.enterpriseId, legal_name: 'O', phone_numbers: [phone] },
+      ],
+      signing_documents: [document(0), document(1)],
+    });
+    expect(outcome.ok ? [] : outcome.problems).toEqual([
+      'people[1].phone_numbers[0].id: duplicates people[0].phone_numbers[0].id',
+      'organisations[0].phone_numbers[0].id: duplicates people[0].phone_numbers[0].id',
+      'users[1].email: duplicates users[0].email',
+      'signing_documents[1].external_id: duplicates signing_documents[0].external_id',
+    ]);
+  });
+
   it('caps problems found in SQL too, counting them all', async () => {
     const missing = randomUUID();
     const people = Array.from({ length: 1200 }, (_, i) => ({ ...person(missing, i) }));

@@ -5,6 +5,9 @@ import type { ProblemList } from './problem-list.js';
 /** People before organisations, then by position: the order problems are reported in. */
 const OWNER_ORDER = `(CASE owner_section WHEN 'people' THEN 0 ELSE 1 END * 2147483648::bigint + owner_ord)`;
 
+/** Ids staged more than once: a hash aggregate, so a file without duplicates sorts nothing. */
+const repeated = (stage: string): string => `SELECT id FROM ${stage} GROUP BY id HAVING count(*) > 1`;
+
 /**
  * Checks that need the whole file and the database, run in SQL over the staging tables: duplicate
  * ids, references that must resolve, unique keys held by other records, new users without a
@@ -37,7 +40,8 @@ export class ImportChecks {
         `SELECT ord AS o1, 0 AS o2, 0 AS o3, 'users[' || ord || '].email' AS path,
                 'duplicates users[' || first || '].email' AS message
            FROM (SELECT ord, first_value(ord) OVER (PARTITION BY lower(email) ORDER BY ord) AS first
-                   FROM import_users) d
+                   FROM import_users
+                  WHERE lower(email) IN (SELECT lower(email) FROM import_users GROUP BY 1 HAVING count(*) > 1)) d
           WHERE ord <> first`,
       );
     }
@@ -46,7 +50,9 @@ export class ImportChecks {
         `SELECT ord AS o1, 0 AS o2, 0 AS o3, 'signing_documents[' || ord || '].external_id' AS path,
                 'duplicates signing_documents[' || first || '].external_id' AS message
            FROM (SELECT ord, first_value(ord) OVER (PARTITION BY provider, external_id ORDER BY ord) AS first
-                   FROM import_signing_documents) d
+                   FROM import_signing_documents
+                  WHERE (provider, external_id) IN (SELECT provider, external_id FROM import_signing_documents
+                                                     GROUP BY 1, 2 HAVING count(*) > 1)) d
           WHERE ord <> first`,
       );
     }
@@ -86,7 +92,8 @@ export class ImportChecks {
     await this.check(
       `SELECT ord AS o1, 0 AS o2, 0 AS o3, '${section}[' || ord || '].id' AS path,
               'duplicates ${section}[' || first || '].id' AS message
-         FROM (SELECT ord, first_value(ord) OVER (PARTITION BY id ORDER BY ord) AS first FROM import_${section}) d
+         FROM (SELECT ord, first_value(ord) OVER (PARTITION BY id ORDER BY ord) AS first FROM import_${section}
+                WHERE id IN (${repeated(`import_${section}`)})) d
         WHERE ord <> first`,
     );
   }
@@ -97,7 +104,7 @@ export class ImportChecks {
          FROM (SELECT ${OWNER_ORDER} AS o1, ord AS o2, path,
                       first_value(path) OVER (PARTITION BY id ORDER BY ${OWNER_ORDER}, ord) AS first
                  FROM (SELECT *, owner_section || '[' || owner_ord || '].${table}[' || ord || '].id' AS path
-                         FROM import_${table}) n) d
+                         FROM import_${table} WHERE id IN (${repeated(`import_${table}`)})) n) d
         WHERE path <> first`,
     );
   }
@@ -109,7 +116,7 @@ export class ImportChecks {
       : '';
     const unresolved = `s.enterprise_id IS NOT NULL
           AND NOT (EXISTS (SELECT 1 FROM enterprises e WHERE e.id = s.enterprise_id) ${inFile})`;
-    if (this.staged('users')) {
+    if (this.staged('memberships')) {
       await this.check(
         `SELECT s.user_ord AS o1, s.ord AS o2, 0 AS o3,
                 'users[' || s.user_ord || '].enterprise_ids[' || s.ord || ']' AS path,
