@@ -3,7 +3,7 @@ export interface Progress {
   phase(name: string): void;
   addRecords(count: number): void;
   /** Prints the last state (when anything was shown) and stops the timer. */
-  finish(): void;
+  finish(outcome?: 'done' | 'rejected' | 'failed'): void;
 }
 
 export const NO_PROGRESS: Progress = { phase: () => {}, addRecords: () => {}, finish: () => {} };
@@ -61,10 +61,10 @@ export class StderrProgress implements Progress {
     this.records += count;
   }
 
-  finish(): void {
+  finish(outcome: 'done' | 'rejected' | 'failed' = 'done'): void {
     clearInterval(this.timer);
     if (!this.shown) return;
-    this.current = 'done';
+    this.current = outcome;
     this.show();
     if (this.tty) this.options.stream.write('\n');
   }

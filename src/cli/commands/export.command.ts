@@ -60,7 +60,7 @@ export const exportCommand: CliCommand = {
       say('Exported:');
       for (const [resource, count] of Object.entries(result.counts)) say(`  ${resource}: ${count}`);
     } catch (error) {
-      progress.finish();
+      progress.finish('failed');
       if (file !== undefined && partial !== undefined) {
         file.destroy();
         await rm(partial, { force: true });

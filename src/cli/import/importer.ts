@@ -269,8 +269,11 @@ export async function importFile(
     text.destroy(error);
   });
   const progress = options.progress?.(() => counter.bytes, size) ?? NO_PROGRESS;
+  let ending: 'done' | 'rejected' | 'failed' = 'failed';
   try {
-    return await importStream(dataSource, cipher, text, progress, file);
+    const outcome = await importStream(dataSource, cipher, text, progress, file);
+    ending = outcome.ok ? 'done' : 'rejected';
+    return outcome;
   } catch (error) {
     if (error === readError && readError !== null) {
       const code = (readError as NodeJS.ErrnoException).code ?? '';
@@ -279,7 +282,7 @@ export async function importFile(
     }
     throw error;
   } finally {
-    progress.finish();
+    progress.finish(ending);
     text.destroy();
   }
 }
