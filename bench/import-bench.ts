@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { cpus, totalmem } from 'node:os';
+import { execSync, spawn } from 'node:child_process';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 
@@ -133,8 +133,17 @@ async function measure(name: string, records: number, args: string[], url: strin
   return { name, records, seconds, peakRssMiB, summary };
 }
 
+function commit(): string {
+  try {
+    return execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
 async function main(): Promise<void> {
   mkdirSync(WORK, { recursive: true });
+  const loadAtStart = loadavg()[0] ?? 0;
   const runs: Run[] = [];
   const small = join(WORK, `people-${PEOPLE}.json`);
   const smallBytes = await generate(small, PEOPLE);
@@ -165,7 +174,9 @@ async function main(): Promise<void> {
   const lines = [
     `# bench:import, ${new Date().toISOString()}`,
     '',
-    `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; PostgreSQL at ${new URL(SERVER_URL).host}.`,
+    `Commit ${commit()}. Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ` +
+      `${loadAtStart.toFixed(1)} at the start and ${(loadavg()[0] ?? 0).toFixed(1)} at the end; PostgreSQL at ` +
+      `${new URL(SERVER_URL).host}.`,
     '',
     '| run | time (s) | records/s | peak RSS (MiB) | summary |',
     '| --- | ---: | ---: | ---: | --- |',
