@@ -210,6 +210,21 @@ describe('streaming import (issue 17)', () => {
     ]);
   });
 
+  it('reports a section that is not an array, and reads the sections after it', async () => {
+    const outcome = await importDocument(t.dataSource, t.cipher, {
+      people: { id: 'x' },
+      leads: null,
+      widgets: [{ nested: [1, 2] }],
+      applications: [{ id: 'not-a-uuid', enterprise_id: tenant.enterpriseId }],
+    });
+    expect(outcome.ok ? [] : outcome.problems).toEqual([
+      'people: must be an array',
+      'leads: must not be null',
+      'widgets: is not a section of the import format',
+      'applications[0].id: must be a UUID',
+    ]);
+  });
+
   it('caps problems found in SQL too, counting them all', async () => {
     const missing = randomUUID();
     const people = Array.from({ length: 1200 }, (_, i) => ({ ...person(missing, i) }));

@@ -42,66 +42,73 @@ export async function* readSectionRecords(
   let skipping = 0;
   let rejected = false;
 
-  function* handle(token: Token): Generator<ReaderEvent> {
-    if (rejected) return;
+  /** Takes one token; returns the event it completes, if any (a plain function: called per token). */
+  function handle(token: Token): ReaderEvent | undefined {
+    if (rejected) return undefined;
     if (skipping > 0) {
       if (token.name === 'startObject' || token.name === 'startArray') skipping++;
       else if (token.name === 'endObject' || token.name === 'endArray') skipping--;
-      return;
+      return undefined;
     }
     if (assembler !== null) {
       assembler.consume(token);
       if (assembler.done) {
-        yield { kind: 'record', section: section ?? '', index: index++, value: assembler.current };
+        const record: ReaderEvent = {
+          kind: 'record',
+          section: section ?? '',
+          index: index++,
+          value: assembler.current,
+        };
         assembler = null;
+        return record;
       }
-      return;
+      return undefined;
     }
     if (level === 0) {
       if (token.name === 'startObject') level = 1;
       else {
         rejected = true;
-        yield { kind: 'problem', path: [], message: 'must be a JSON object with the sections of the import format' };
+        return { kind: 'problem', path: [], message: 'must be a JSON object with the sections of the import format' };
       }
-      return;
+      return undefined;
     }
     if (level === 1) {
       if (token.name === 'keyValue') {
         key = token.value;
-        return;
+        return undefined;
       }
       if (token.name === 'endObject') {
         level = 0;
-        return;
+        return undefined;
       }
       const name = key ?? '';
       const opens = token.name === 'startObject' || token.name === 'startArray';
-      if (!isSection(name)) {
-        yield { kind: 'problem', path: [name], message: 'is not a section of the import format' };
-        if (opens) skipping = 1;
-      } else if (token.name === 'startArray') {
+      if (token.name === 'startArray' && isSection(name)) {
         level = 2;
         section = name;
         index = 0;
-      } else {
-        const message = token.name === 'nullValue' ? 'must not be null' : 'must be an array';
-        yield { kind: 'problem', path: [name], message };
-        if (opens) skipping = 1;
+        return undefined;
       }
-      return;
+      if (opens) skipping = 1;
+      if (!isSection(name)) return { kind: 'problem', path: [name], message: 'is not a section of the import format' };
+      return {
+        kind: 'problem',
+        path: [name],
+        message: token.name === 'nullValue' ? 'must not be null' : 'must be an array',
+      };
     }
     // level 2: an element of a section array, or its end.
     if (token.name === 'endArray') {
       level = 1;
       section = null;
-      return;
+      return undefined;
     }
     assembler = new Assembler();
     assembler.consume(token);
-    if (assembler.done) {
-      yield { kind: 'record', section: section ?? '', index: index++, value: assembler.current };
-      assembler = null;
-    }
+    if (!assembler.done) return undefined;
+    const record: ReaderEvent = { kind: 'record', section: section ?? '', index: index++, value: assembler.current };
+    assembler = null;
+    return record;
   }
 
   function* feed(input: string | typeof none): Generator<ReaderEvent> {
@@ -113,7 +120,10 @@ export async function* readSectionRecords(
     }
     if (result === none) return;
     const tokens = isMany(result) ? result.values : [result as unknown as Token];
-    for (const token of tokens) yield* handle(token);
+    for (const token of tokens) {
+      const event = handle(token);
+      if (event !== undefined) yield event;
+    }
   }
 
   for await (const chunk of text) {
