@@ -1,5 +1,6 @@
 import type { CliCommand } from '../cli-command.js';
 import { enterpriseCreateCommand, enterpriseSigningKeyCommand } from './enterprise.commands.js';
+import { exportCommand } from './export.command.js';
 import { importCommand } from './import.command.js';
 import { keyGenerateCommand } from './key-generate.command.js';
 import { migrateCommand } from './migrate.command.js';
@@ -16,6 +17,7 @@ import { enterpriseListCommand, userListCommand } from './list.commands.js';
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
   importCommand,
+  exportCommand,
   seedDemoCommand,
   enterpriseCreateCommand,
   enterpriseSigningKeyCommand,
