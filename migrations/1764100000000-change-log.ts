@@ -145,6 +145,26 @@ function captureTriggers(capture: Capture): string[] {
   ];
 }
 
+/**
+ * Records entries: later entries of the arrays win for the same record; entries of enterprises
+ * that do not exist (or are being deleted) are dropped, as their log rows go with the enterprise.
+ * Exported for the migration that replaces it to restore it on the way down.
+ */
+export const RECORD_FUNCTION = `
+  CREATE OR REPLACE FUNCTION change_log_record(enterprise_ids uuid[], record_types text[], record_ids uuid[], actions text[])
+  RETURNS void LANGUAGE sql AS $$
+    INSERT INTO change_log AS c (enterprise_id, record_type, record_id, action)
+    SELECT DISTINCT ON (e.enterprise_id, e.record_type, e.record_id) e.enterprise_id, e.record_type, e.record_id, e.action
+      FROM unnest(enterprise_ids, record_types, record_ids, actions) WITH ORDINALITY
+           AS e(enterprise_id, record_type, record_id, action, n)
+     WHERE e.enterprise_id IS NOT NULL AND e.record_id IS NOT NULL
+       AND EXISTS (SELECT 1 FROM enterprises x WHERE x.id = e.enterprise_id)
+     ORDER BY e.enterprise_id, e.record_type, e.record_id, e.n DESC
+    ON CONFLICT (enterprise_id, record_type, record_id) DO UPDATE
+       SET action = EXCLUDED.action, changed_xid = EXCLUDED.changed_xid, seq = EXCLUDED.seq,
+           changed_at = EXCLUDED.changed_at
+  $$`;
+
 /** Every existing record, so a feed read from the beginning lists the whole enterprise. */
 const BACKFILL = `
   INSERT INTO change_log (enterprise_id, record_type, record_id, action, changed_at)
@@ -179,22 +199,7 @@ export class ChangeLog1764100000000 implements MigrationInterface {
       )`);
     await q.query(`ALTER SEQUENCE change_log_seq OWNED BY change_log.seq`);
     await q.query(`CREATE INDEX change_log_position_idx ON change_log (enterprise_id, changed_xid, seq)`);
-    // Later entries of the arrays win for the same record; entries of enterprises that do not
-    // exist (or are being deleted) are dropped, as their log rows go with the enterprise.
-    await q.query(`
-      CREATE FUNCTION change_log_record(enterprise_ids uuid[], record_types text[], record_ids uuid[], actions text[])
-      RETURNS void LANGUAGE sql AS $$
-        INSERT INTO change_log AS c (enterprise_id, record_type, record_id, action)
-        SELECT DISTINCT ON (e.enterprise_id, e.record_type, e.record_id) e.enterprise_id, e.record_type, e.record_id, e.action
-          FROM unnest(enterprise_ids, record_types, record_ids, actions) WITH ORDINALITY
-               AS e(enterprise_id, record_type, record_id, action, n)
-         WHERE e.enterprise_id IS NOT NULL AND e.record_id IS NOT NULL
-           AND EXISTS (SELECT 1 FROM enterprises x WHERE x.id = e.enterprise_id)
-         ORDER BY e.enterprise_id, e.record_type, e.record_id, e.n DESC
-        ON CONFLICT (enterprise_id, record_type, record_id) DO UPDATE
-           SET action = EXCLUDED.action, changed_xid = EXCLUDED.changed_xid, seq = EXCLUDED.seq,
-               changed_at = EXCLUDED.changed_at
-      $$`);
+    await q.query(RECORD_FUNCTION);
     for (const capture of CAPTURES) {
       await q.query(captureFunction(capture));
       for (const trigger of captureTriggers(capture)) await q.query(trigger);

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { RECORD_FUNCTION } from './1764100000000-change-log.js';
 
 /**
  * A version per enterprise and record type, bumped in the same statement as every change-log
@@ -43,20 +44,7 @@ export class ChangeVersions1764150000000 implements MigrationInterface {
   }
 
   public async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE OR REPLACE FUNCTION change_log_record(enterprise_ids uuid[], record_types text[], record_ids uuid[], actions text[])
-      RETURNS void LANGUAGE sql AS $$
-        INSERT INTO change_log AS c (enterprise_id, record_type, record_id, action)
-        SELECT DISTINCT ON (e.enterprise_id, e.record_type, e.record_id) e.enterprise_id, e.record_type, e.record_id, e.action
-          FROM unnest(enterprise_ids, record_types, record_ids, actions) WITH ORDINALITY
-               AS e(enterprise_id, record_type, record_id, action, n)
-         WHERE e.enterprise_id IS NOT NULL AND e.record_id IS NOT NULL
-           AND EXISTS (SELECT 1 FROM enterprises x WHERE x.id = e.enterprise_id)
-         ORDER BY e.enterprise_id, e.record_type, e.record_id, e.n DESC
-        ON CONFLICT (enterprise_id, record_type, record_id) DO UPDATE
-           SET action = EXCLUDED.action, changed_xid = EXCLUDED.changed_xid, seq = EXCLUDED.seq,
-               changed_at = EXCLUDED.changed_at
-      $$`);
+    await q.query(RECORD_FUNCTION);
     await q.query(`DROP TABLE IF EXISTS change_log_versions`);
   }
 }

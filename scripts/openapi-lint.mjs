@@ -20,7 +20,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'finance-intake-openapi-'));
 const files = [];
 try {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', MIGRATIONS_RUN: 'false' });
-  const database = await resolveDatabase(config);
+  const database = await resolveDatabase(config, { role: 'cli', command: 'openapi:lint' });
   const app = await createApp(config, database);
   try {
     const documents = buildOpenApiDocuments(app);

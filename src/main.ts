@@ -2,12 +2,15 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { Logger } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { createApp } from './app.factory.js';
 import { runWorkers } from './cluster.js';
 import { FieldCipher } from './common/crypto/field-cipher.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
 import { ConfigError } from './config/config-error.js';
+import { verifyKeyCheck } from './common/crypto/key-check.js';
+import { serveBackups, type ControlServer } from './database/backup-control.js';
+import { dataSourceOptions, type DatabaseTarget } from './database/data-source-options.js';
 import { resolveDatabase } from './database/database-target.js';
 import { openDataSource, runMigrations } from './database/migration-runner.js';
 import { seedDemoIfEmpty } from './demo/seed-demo.js';
@@ -24,23 +27,49 @@ async function migrateOnce(config: AppConfig): Promise<void> {
 }
 
 /**
+ * Migrates (when the service does) and verifies that the configured keys read the data, before
+ * the application is built: a wrong key stops the start with its one line and nothing else.
+ * The connection is a service one (statement timeout), like the one that migrated before.
+ */
+async function checkKeyBeforeStart(config: AppConfig, database: DatabaseTarget): Promise<void> {
+  const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolMax: 1 }, false, 'service'));
+  await dataSource.initialize();
+  try {
+    if (config.migrationsRun) await runMigrations(dataSource);
+    await verifyKeyCheck(dataSource, new FieldCipher(config.encryptionKeys));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
  * How long a shutdown waits for requests in flight (the request timeout, plus a margin); past
  * it, the connections still open are closed so the process does stop.
  */
 const SHUTDOWN_GRACE_MS = 35_000;
 
 async function serve(config: AppConfig): Promise<void> {
-  const database = await resolveDatabase(config);
-  const app = await createApp(config, database).catch(async (error: unknown) => {
-    await database.release();
-    throw error;
-  });
+  // The embedded database is locked for this process: another holder makes this refuse.
+  const database = await resolveDatabase(config, { role: 'service' });
+  const app = await checkKeyBeforeStart(config, database)
+    .then(() => createApp(config, database))
+    .catch(async (error: unknown) => {
+      await database.release();
+      throw error;
+    });
   const logger = new Logger('Main');
+  const dataSource = app.get<DataSource>(getDataSourceToken());
+  const cipher = app.get(FieldCipher);
 
   let demoBanner: string[] = [];
-  if (database.embedded) {
-    const seeded = await seedDemoIfEmpty(app.get<DataSource>(getDataSourceToken()), app.get(FieldCipher));
-    demoBanner = seeded.banner;
+  let control: ControlServer | undefined;
+  try {
+    if (database.embedded) demoBanner = (await seedDemoIfEmpty(dataSource, cipher)).banner;
+    if (database.dumpDataDir) control = await serveBackups(config.dataDir, database.dumpDataDir);
+  } catch (error) {
+    await app.close();
+    await database.release();
+    throw error;
   }
 
   let closing = false;
@@ -53,6 +82,7 @@ async function serve(config: AppConfig): Promise<void> {
     // app.close() stops accepting, waits for in-flight requests and closes the pool.
     await app.close();
     clearTimeout(deadline);
+    await control?.close();
     await database.release();
     process.exit(0);
   };
@@ -60,6 +90,11 @@ async function serve(config: AppConfig): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  const address = app.getHttpServer().address();
+  database.lock?.update({
+    port: typeof address === 'object' && address ? address.port : config.port,
+    control: control?.path ?? null,
+  });
   if (cluster.isWorker && cluster.worker?.id !== 1) return;
   const url = config.appUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const lines = [

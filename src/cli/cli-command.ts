@@ -6,10 +6,17 @@ export interface OutputContext {
   readonly out: (line: string) => void;
 }
 
+/** What a command that needs no database gets: the output and the environment to read. */
+export interface StandaloneContext extends OutputContext {
+  readonly env: NodeJS.ProcessEnv;
+}
+
 export interface CliContext extends OutputContext {
   readonly config: AppConfig;
   readonly dataSource: DataSource;
   readonly cipher: FieldCipher;
+  /** Names of the migrations applied by this invocation before the command ran. */
+  readonly appliedMigrations: readonly string[];
 }
 
 export interface CliOption {
@@ -30,13 +37,18 @@ interface CommandDescription {
 
 export interface DatabaseCommand extends CommandDescription {
   readonly needsDatabase: true;
+  /**
+   * false: runs without first verifying that the configured keys read the data (the key
+   * check). Only for commands that neither read nor write encrypted values.
+   */
+  readonly checksKey?: false;
   run(context: CliContext, args: CliArguments): Promise<void>;
 }
 
 /** A command that needs neither configuration nor database. */
 export interface StandaloneCommand extends CommandDescription {
   readonly needsDatabase: false;
-  run(context: OutputContext, args: CliArguments): Promise<void>;
+  run(context: StandaloneContext, args: CliArguments): Promise<void>;
 }
 
 export type CliCommand = DatabaseCommand | StandaloneCommand;

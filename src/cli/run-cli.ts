@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/app-config.js';
 import { FieldCipher } from '../common/crypto/field-cipher.js';
+import { verifyKeyCheck } from '../common/crypto/key-check.js';
 import { resolveDatabase } from '../database/database-target.js';
 import { openDataSource, runMigrations } from '../database/migration-runner.js';
 import { CliUsageError, type CliArguments, type CliCommand } from './cli-command.js';
@@ -43,16 +44,19 @@ export async function runCli(
   }
   const args = parseCommandArguments(command, rest);
   if (!command.needsDatabase) {
-    await command.run({ out }, args);
+    await command.run({ out, env }, args);
     return;
   }
   const config = loadConfig(env);
-  const database = await resolveDatabase(config);
+  // The embedded database is locked for this command: a running service makes this refuse.
+  const database = await resolveDatabase(config, { role: 'cli', command: command.name });
   try {
     const dataSource = await openDataSource(database);
     try {
-      await runMigrations(dataSource);
-      await command.run({ config, dataSource, cipher: new FieldCipher(config.encryptionKeys), out }, args);
+      const appliedMigrations = await runMigrations(dataSource);
+      const cipher = new FieldCipher(config.encryptionKeys);
+      if (command.checksKey !== false) await verifyKeyCheck(dataSource, cipher);
+      await command.run({ config, dataSource, cipher, appliedMigrations, out }, args);
     } finally {
       await dataSource.destroy();
     }

@@ -13,6 +13,10 @@ export function parseAppKey(text: string): Buffer | undefined {
   return key?.length === 32 ? key : undefined;
 }
 
+export function formatAppKey(key: Buffer): string {
+  return `base64:${key.toString('base64')}`;
+}
+
 export function generateAppKey(): string {
-  return `base64:${randomBytes(32).toString('base64')}`;
+  return formatAppKey(randomBytes(32));
 }

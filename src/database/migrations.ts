@@ -1,5 +1,6 @@
 import { InitialSchema1763800000000 } from '../../migrations/1763800000000-initial-schema.js';
 import { TenantRowCounts1763900000000 } from '../../migrations/1763900000000-tenant-row-counts.js';
+import { KeyCheck1764000000000 } from '../../migrations/1764000000000-key-check.js';
 import { ChangeLog1764100000000 } from '../../migrations/1764100000000-change-log.js';
 import { ChangeVersions1764150000000 } from '../../migrations/1764150000000-change-versions.js';
 import { TokenLifecycle1764200000000 } from '../../migrations/1764200000000-token-lifecycle.js';
@@ -9,6 +10,7 @@ import { IdempotencyKeys1764200000001 } from '../../migrations/1764200000001-ide
 export const MIGRATIONS = [
   InitialSchema1763800000000,
   TenantRowCounts1763900000000,
+  KeyCheck1764000000000,
   ChangeLog1764100000000,
   ChangeVersions1764150000000,
   TokenLifecycle1764200000000,

@@ -17,6 +17,7 @@ const TABLES = [
   'enterprises',
   'financials',
   'idempotency_keys',
+  'key_check',
   'leads',
   'memberships',
   'organisations',

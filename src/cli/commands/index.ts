@@ -1,5 +1,6 @@
 import type { CliCommand } from '../cli-command.js';
 import { enterpriseCreateCommand, enterpriseSigningKeyCommand } from './enterprise.commands.js';
+import { exportCommand } from './export.command.js';
 import { importCommand } from './import.command.js';
 import { keyGenerateCommand } from './key-generate.command.js';
 import { migrateCommand } from './migrate.command.js';
@@ -8,10 +9,15 @@ import { memberAddCommand, userCreateCommand, userPasswordCommand } from './user
 // Token lifecycle and account locking (issue 16).
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './token.commands.js';
 import { userActivateCommand, userDeactivateCommand } from './user-activation.commands.js';
+// Operator safety (issue 13): lists, key rotation, backup and restore.
+import { backupCommand, restoreCommand } from './backup.commands.js';
+import { keyRotateCommand } from './key-rotate.command.js';
+import { enterpriseListCommand, userListCommand } from './list.commands.js';
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
   importCommand,
+  exportCommand,
   seedDemoCommand,
   enterpriseCreateCommand,
   enterpriseSigningKeyCommand,
@@ -25,4 +31,10 @@ export const COMMANDS: readonly CliCommand[] = [
   tokenRevokeCommand,
   userDeactivateCommand,
   userActivateCommand,
+  // Operator safety (issue 13)
+  userListCommand,
+  enterpriseListCommand,
+  keyRotateCommand,
+  backupCommand,
+  restoreCommand,
 ];

@@ -19,9 +19,11 @@ const text = z.string();
  */
 const chars = (max: number, { required = false } = {}) =>
   z.string().superRefine((value, ctx) => {
-    const length = [...value].length;
-    if (required && length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
-    else if (length > max) ctx.addIssue({ code: 'custom', message: `must not be greater than ${max} characters` });
+    if (required && value.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
+    // A string is never more code points than UTF-16 units: count them only when it could be too long.
+    else if (value.length > max && [...value].length > max) {
+      ctx.addIssue({ code: 'custom', message: `must not be greater than ${max} characters` });
+    }
   });
 const optionalText = (max = 255) => chars(max).nullable().default(null);
 const optionalDate = z.iso.date().nullable().default(null);
@@ -43,7 +45,8 @@ export const enterpriseRecord = z.strictObject({
   id,
   name: chars(255, { required: true }),
   is_active: flag.default(true),
-  signprovider_b_key: text.min(1).nullable().default(null),
+  // Absent: the stored key is kept (an export without secrets leaves it out).
+  signprovider_b_key: text.min(1).nullable().optional(),
   ...timestamps,
 });
 
@@ -257,6 +260,22 @@ export const importDocumentSchema = z.strictObject({
 export type ImportDocument = z.output<typeof importDocumentSchema>;
 export type ImportSection = keyof ImportDocument;
 export const IMPORT_SECTIONS = Object.keys(importDocumentSchema.shape) as ImportSection[];
+
+/** The schema of one record of each section, for validating a file record by record. */
+export const SECTION_RECORDS = {
+  enterprises: enterpriseRecord,
+  users: userRecord,
+  people: personRecord,
+  organisations: organisationRecord,
+  applications: applicationRecord,
+  quotes: quoteRecord,
+  leads: leadRecord,
+  signing_documents: signingDocumentRecord,
+} satisfies Record<ImportSection, z.ZodType>;
+
+export function isImportSection(key: string): key is ImportSection {
+  return Object.hasOwn(SECTION_RECORDS, key);
+}
 
 export type EnterpriseInput = z.output<typeof enterpriseRecord>;
 export type UserInput = z.output<typeof userRecord>;

@@ -1,60 +1,60 @@
-import { readFile } from 'node:fs/promises';
-import type { DataSource } from 'typeorm';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { PassThrough, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { PoolClient } from 'pg';
+import type { DataSource, QueryRunner } from 'typeorm';
 import type { FieldCipher } from '../../common/crypto/field-cipher.js';
+import { selectRows } from '../../database/sql.js';
+import { NO_PROGRESS, type Progress } from '../progress.js';
+import { ImportChecks } from './import-checks.js';
 import { describeIssues, problem } from './import-problems.js';
-import { checkReferences } from './import-references.js';
-import { importDocumentSchema } from './import-schema.js';
-import { ImportWriter, type ImportCounts } from './import-writer.js';
+import {
+  isImportSection,
+  SECTION_RECORDS,
+  type ApplicationInput,
+  type EnterpriseInput,
+  type ImportSection,
+  type LeadInput,
+  type OrganisationInput,
+  type PersonInput,
+  type QuoteInput,
+  type SigningDocumentInput,
+  type UserInput,
+} from './import-schema.js';
+import { STAGES, type StageName } from './import-tables.js';
+import { ImportWrites, type ImportCounts } from './import-writes.js';
+import { ProblemList } from './problem-list.js';
+import { InvalidJson, readSectionRecords } from './record-reader.js';
+import {
+  applicationRow,
+  enterpriseRow,
+  leadRow,
+  quoteRow,
+  signingDocumentRow,
+  stageOrganisation,
+  stagePerson,
+  stageUser,
+  type RowSink,
+} from './record-rows.js';
+import { StagedValues } from './staged-values.js';
+import { CopySink, InsertSink, Stager } from './staging.js';
 
-export type { ImportCounts } from './import-writer.js';
+export type { ImportCounts } from './import-writes.js';
 
-export type ImportOutcome = { ok: true; counts: ImportCounts } | { ok: false; problems: string[] };
+export type ImportOutcome =
+  | { ok: true; counts: ImportCounts }
+  /** `problems`: the first ones with their paths; `problemCount`: how many in all. */
+  | { ok: false; problems: string[]; problemCount: number };
 
-/** Problems found against the file and the database before anything is written. */
-class ReferenceProblems extends Error {
-  constructor(readonly problems: string[]) {
-    super('reference problems');
-  }
-}
+/** Tables of at least this many staged or changed rows are analysed, so plans see their size. */
+const ANALYZE_ROWS = 10_000;
+
+const rejected = (problems: string[]): ImportOutcome => ({ ok: false, problems, problemCount: problems.length });
 
 /** Problems with the data itself, found by the database while writing (the write is rolled back). */
 class WriteRejected extends Error {}
-
-/**
- * Validates the whole document, checks its references, then writes it in one transaction.
- * Any problem: nothing is written and every problem is returned with its path.
- */
-export async function importDocument(
-  dataSource: DataSource,
-  cipher: FieldCipher,
-  input: unknown,
-): Promise<ImportOutcome> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { ok: false, problems: [problem([], 'must be a JSON object with the sections of the import format')] };
-  }
-  const parsed = importDocumentSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, problems: describeIssues(parsed.error.issues) };
-  const doc = parsed.data;
-  try {
-    const counts = await dataSource.transaction('READ COMMITTED', async (manager) => {
-      const problems = await checkReferences(manager, doc);
-      if (problems.length > 0) throw new ReferenceProblems(problems);
-      try {
-        return await new ImportWriter(manager, cipher).write(doc);
-      } catch (error) {
-        if (isDataError(error)) throw new WriteRejected(error.message);
-        throw error;
-      }
-    });
-    return { ok: true, counts };
-  } catch (error) {
-    if (error instanceof ReferenceProblems) return { ok: false, problems: error.problems };
-    if (error instanceof WriteRejected) {
-      return { ok: false, problems: [problem([], `the database refused the data: ${error.message}`)] };
-    }
-    throw error;
-  }
-}
 
 /** Constraint violations and bad values (SQLSTATE classes 22 and 23), not connection faults. */
 function isDataError(error: unknown): error is Error & { code: string } {
@@ -63,20 +63,226 @@ function isDataError(error: unknown): error is Error & { code: string } {
   return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }
 
-/** Reads and imports a file; a file that is missing or not JSON is a problem like any other. */
-export async function importFile(dataSource: DataSource, cipher: FieldCipher, file: string): Promise<ImportOutcome> {
-  let text: string;
+const embeddedByDataSource = new WeakMap<DataSource, boolean>();
+
+/** The embedded database (PGlite behind its socket server) cannot carry COPY. */
+async function isEmbedded(dataSource: DataSource, runner: QueryRunner): Promise<boolean> {
+  let embedded = embeddedByDataSource.get(dataSource);
+  if (embedded === undefined) {
+    const [row] = await selectRows<{ version: string }>(runner, `SELECT version() AS version`);
+    embedded = row?.version.includes('PGlite') ?? false;
+    embeddedByDataSource.set(dataSource, embedded);
+  }
+  return embedded;
+}
+
+/** Stages one validated record (`value` is the output of its section's schema). */
+function stageRecord(sink: RowSink, section: ImportSection, ord: number, value: unknown): void {
+  switch (section) {
+    case 'enterprises':
+      return sink.push('enterprises', enterpriseRow(ord, value as EnterpriseInput));
+    case 'users':
+      return stageUser(sink, ord, value as UserInput);
+    case 'people':
+      return stagePerson(sink, ord, value as PersonInput);
+    case 'organisations':
+      return stageOrganisation(sink, ord, value as OrganisationInput);
+    case 'applications':
+      return sink.push('applications', applicationRow(ord, value as ApplicationInput));
+    case 'quotes':
+      return sink.push('quotes', quoteRow(ord, value as QuoteInput));
+    case 'leads':
+      return sink.push('leads', leadRow(ord, value as LeadInput));
+    case 'signing_documents':
+      return sink.push('signing_documents', signingDocumentRow(ord, value as SigningDocumentInput));
+  }
+}
+
+/**
+ * Imports a stream of JSON text in one transaction, holding one record (and a batch of staged
+ * rows) in memory at a time: every record is validated as it is read and staged into TEMP
+ * tables (COPY on PostgreSQL), the checks that need the whole file run in SQL over the staging
+ * tables, then one set-based upsert per table writes it. Any problem: nothing is written and
+ * the first problems are returned with their paths, with the total count.
+ */
+export async function importStream(
+  dataSource: DataSource,
+  cipher: FieldCipher,
+  text: AsyncIterable<string> | Iterable<string>,
+  progress: Progress = NO_PROGRESS,
+  /** Names the input in a problem about the whole of it (the file's name). */
+  label = '(input)',
+): Promise<ImportOutcome> {
+  const runner = dataSource.createQueryRunner();
+  const client = (await runner.connect()) as PoolClient;
   try {
-    text = await readFile(file, 'utf8');
+    await runner.startTransaction('READ COMMITTED');
+    try {
+      const outcome = await importInTransaction(dataSource, runner, client, cipher, text, progress, label);
+      if (outcome.ok) await runner.commitTransaction();
+      else await runner.rollbackTransaction();
+      if (outcome.ok) await analyse(runner, outcome.tables, progress);
+      return outcome.ok ? { ok: true, counts: outcome.counts } : outcome;
+    } catch (error) {
+      await runner.rollbackTransaction();
+      if (error instanceof WriteRejected) {
+        return rejected([problem([], `the database refused the data: ${error.message}`)]);
+      }
+      throw error;
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+type TransactionOutcome =
+  { ok: true; counts: ImportCounts; tables: string[] } | { ok: false; problems: string[]; problemCount: number };
+
+async function importInTransaction(
+  dataSource: DataSource,
+  runner: QueryRunner,
+  client: PoolClient,
+  cipher: FieldCipher,
+  text: AsyncIterable<string> | Iterable<string>,
+  progress: Progress,
+  label: string,
+): Promise<TransactionOutcome> {
+  const values = new StagedValues(runner, cipher);
+  const sink = (await isEmbedded(dataSource, runner)) ? new InsertSink(runner) : new CopySink(client);
+  const stager = new Stager(runner, sink, values.preparers());
+  const problems = new ProblemList();
+  const refused = (message: string): TransactionOutcome => ({ ok: false, problems: [message], problemCount: 1 });
+
+  progress.phase('reading');
+  try {
+    for await (const event of readSectionRecords(text, isImportSection)) {
+      if (event.kind === 'problem') {
+        problems.add(problem(event.path, event.message));
+        continue;
+      }
+      progress.addRecords(1);
+      const section = event.section as ImportSection;
+      const parsed = SECTION_RECORDS[section].safeParse(event.value);
+      if (!parsed.success) {
+        for (const line of describeIssues(parsed.error.issues, [section, event.index])) problems.add(line);
+        continue;
+      }
+      // After the first problem the rest of the file is only validated: nothing will be written.
+      if (problems.empty) {
+        stageRecord(stager, section, event.index, parsed.data);
+        await stager.flushFull();
+      }
+    }
+    if (!problems.empty) return { ok: false, problems: problems.kept, problemCount: problems.total };
+    await stager.flushAll();
+  } catch (error) {
+    if (error instanceof InvalidJson) return refused(`${label}: is not valid JSON (${error.message})`);
+    if (isDataError(error)) throw new WriteRejected(error.message);
+    throw error;
+  }
+
+  progress.phase('checking');
+  const staged = (name: StageName): boolean => stager.has(name);
+  for (const name of stager.stagedNames()) {
+    if (stager.rowCount(name) >= ANALYZE_ROWS) await runner.query(`ANALYZE ${STAGES[name].name}`);
+  }
+  await new ImportChecks(runner, staged, problems).run();
+  if (!problems.empty) return { ok: false, problems: problems.kept, problemCount: problems.total };
+
+  const writes = new ImportWrites(
+    runner,
+    staged,
+    (name) => stager.rowCount(name),
+    (section) => values.existing.has(section),
+    (phase) => progress.phase(phase),
+  );
+  try {
+    const counts = await writes.run();
+    const tables = [...writes.changedRows].filter(([, rows]) => rows >= ANALYZE_ROWS).map(([table]) => table);
+    return { ok: true, counts, tables };
+  } catch (error) {
+    if (isDataError(error)) throw new WriteRejected(error.message);
+    throw error;
+  }
+}
+
+/** Fresh statistics after a large import, so the next queries are planned for the new sizes. */
+async function analyse(runner: QueryRunner, tables: readonly string[], progress: Progress): Promise<void> {
+  if (tables.length === 0) return;
+  progress.phase('analysing');
+  for (const table of tables) await runner.query(`ANALYZE ${table}`);
+}
+
+/** Imports a document already in memory (tests and fixtures), through the same streaming path. */
+export async function importDocument(
+  dataSource: DataSource,
+  cipher: FieldCipher,
+  input: unknown,
+): Promise<ImportOutcome> {
+  const json = JSON.stringify(input) as string | undefined;
+  if (json === undefined) {
+    return rejected([problem([], 'must be a JSON object with the sections of the import format')]);
+  }
+  return importStream(dataSource, cipher, [json]);
+}
+
+/** Counts the bytes that pass, for progress. */
+class ByteCounter extends Transform {
+  bytes = 0;
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void) {
+    this.bytes += chunk.length;
+    done(null, chunk);
+  }
+}
+
+export interface ImportFileOptions {
+  /** Creates the progress display once the file's size is known. */
+  readonly progress?: (bytesRead: () => number, totalBytes: number) => Progress;
+}
+
+/**
+ * Reads and imports a file (`.gz`: gzip-compressed); a file that is missing, not gzip or not
+ * JSON is a problem like any other.
+ */
+export async function importFile(
+  dataSource: DataSource,
+  cipher: FieldCipher,
+  file: string,
+  options: ImportFileOptions = {},
+): Promise<ImportOutcome> {
+  let size: number;
+  try {
+    size = (await stat(file)).size;
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'could not be read';
-    return { ok: false, problems: [`${file}: ${reason}`] };
+    return rejected([`${file}: ${reason}`]);
   }
-  let input: unknown;
+  const counter = new ByteCounter();
+  const text = new PassThrough({ encoding: 'utf8' });
+  const source = createReadStream(file, { highWaterMark: 1 << 16 });
+  const reading = file.endsWith('.gz')
+    ? pipeline(source, counter, createGunzip(), text)
+    : pipeline(source, counter, text);
+  let readError: Error | null = null;
+  reading.catch((error: Error) => {
+    readError = error;
+    text.destroy(error);
+  });
+  const progress = options.progress?.(() => counter.bytes, size) ?? NO_PROGRESS;
+  let ending: 'done' | 'rejected' | 'failed' = 'failed';
   try {
-    input = JSON.parse(text);
+    const outcome = await importStream(dataSource, cipher, text, progress, file);
+    ending = outcome.ok ? 'done' : 'rejected';
+    return outcome;
   } catch (error) {
-    return { ok: false, problems: [`${file}: is not valid JSON (${(error as Error).message})`] };
+    if (error === readError && readError !== null) {
+      const code = (readError as NodeJS.ErrnoException).code ?? '';
+      const reason = code.startsWith('Z_') ? 'is not a valid gzip file' : 'could not be read';
+      return rejected([`${file}: ${reason} (${(readError as Error).message})`]);
+    }
+    throw error;
+  } finally {
+    progress.finish(ending);
+    text.destroy();
   }
-  return importDocument(dataSource, cipher, input);
 }

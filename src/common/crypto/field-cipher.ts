@@ -63,6 +63,11 @@ export class FieldCipher {
     return stored === null ? null : this.decrypt(stored);
   }
 
+  /** The id that values encrypted now carry (third part of the stored form). */
+  get currentKeyId(): string {
+    return this.current.id;
+  }
+
   /** True when `stored` was written with an older key and should be re-encrypted. */
   needsRotation(stored: string): boolean {
     return stored.split(':')[2] !== this.current.id;

@@ -1,0 +1,193 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { FieldCipher } from '../../common/crypto/field-cipher.js';
+import { selectRows } from '../../database/sql.js';
+import { LEAD_MIXED, LEAD_TEXT } from '../import/import-tables.js';
+import type { ImportSection } from '../import/import-schema.js';
+import { NO_PROGRESS, type Progress } from '../progress.js';
+
+/** Records read per query: keyset pages by id, nested rows fetched per page. */
+const PAGE = 1000;
+
+export interface ExportOptions {
+  /** Only this enterprise's records, its members and their memberships of it. */
+  readonly enterpriseId?: string;
+  /** Provider B keys decrypted into the file; otherwise they are left out. */
+  readonly includeSecrets: boolean;
+}
+
+export type ExportCounts = Record<ImportSection, number>;
+
+type Row = Record<string, unknown>;
+
+const ts = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column.replace(/^\w+\./, '')}`;
+const TIMESTAMPS = `${ts('created_at')}, ${ts('updated_at')}`;
+const flag = (column: string): string => `(${column} = 1) AS ${column}`;
+
+/** The columns of each section, in the import format's order and with its names. */
+const SELECTS: Record<ImportSection, string> = {
+  enterprises: `id, name, ${flag('is_active')}, signprovider_b_key_encrypted AS signprovider_b_key, ${TIMESTAMPS}`,
+  users: `id, name, email, ${flag('is_active')}, password_hash, ${TIMESTAMPS}`,
+  people: `id, enterprise_id, title, first_name_encrypted AS first_name, middle_name, last_name, salutation,
+           maiden_name, birthday::text AS birthday, gender, licence, licence_card, licence_state,
+           licence_expiry::text AS licence_expiry, dependents, dependents_ages, marital_status,
+           residency_status, ${TIMESTAMPS}`,
+  organisations: `id, enterprise_id, legal_name, legal_structure, short_name, trust_name, acn, abn, entity_type,
+           abn_registration::text AS abn_registration, abn_status, ${flag('gst_registered')},
+           gst_date::text AS gst_date, business_name, business_name2, business_name3, former_name, former_name2,
+           former_name3, description, established_date::text AS established_date, employees_count, industry,
+           website, ${TIMESTAMPS}`,
+  applications: `id, enterprise_id, settlement_date_actual::text AS settlement_date_actual, contract_number,
+           source_of_business, crm_deal_id, ${TIMESTAMPS}`,
+  quotes: `id, enterprise_id, application_id, ${flag('is_active')},
+           json_build_object('asset_type', asset_type, 'asset_description', asset_description,
+                             'financier', financier, 'total_finance_amount', total_finance_amount::text)
+             AS calculation, ${TIMESTAMPS}`,
+  leads: `id, enterprise_id, ${[...LEAD_TEXT, ...LEAD_MIXED].join(', ')}, ${TIMESTAMPS}`,
+  signing_documents: `id, enterprise_id, provider, external_id, status, ${ts('signed_at')}, ${ts('declined_at')},
+           ${ts('revoked_at')}, ${TIMESTAMPS}`,
+};
+
+const NESTED_SELECTS = {
+  phone_numbers: `id, type, number, ${flag('is_primary')}`,
+  emails: `id, address, ${flag('is_primary')}`,
+  addresses: `id, type, address, line1, line2, line3, suburb, state, postcode`,
+  financials: `id, type, amount::text AS amount, category`,
+} as const;
+type NestedTable = keyof typeof NESTED_SELECTS;
+
+/** Writes text to a stream, waiting whenever its buffer is full (memory stays bounded). */
+class TextOut {
+  bytes = 0;
+  constructor(private readonly out: Writable) {}
+
+  async write(text: string): Promise<void> {
+    this.bytes += Buffer.byteLength(text);
+    if (!this.out.write(text)) await once(this.out, 'drain');
+  }
+}
+
+/**
+ * Writes the database (or one enterprise) in the import format, a page of records at a time,
+ * from one REPEATABLE READ snapshot, so the file is consistent while the service keeps running.
+ * Importing the file into an empty database with the same APP_KEY gives the same API answers.
+ */
+export class Exporter {
+  private text: TextOut | null = null;
+  private progress: Progress = NO_PROGRESS;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly cipher: FieldCipher,
+    private readonly options: ExportOptions,
+  ) {}
+
+  /** Bytes of JSON written so far (before compression). */
+  get bytesWritten(): number {
+    return this.text?.bytes ?? 0;
+  }
+
+  async run(out: Writable, progress: Progress = NO_PROGRESS): Promise<{ counts: ExportCounts; bytes: number }> {
+    const runner = this.dataSource.createQueryRunner();
+    const text = new TextOut(out);
+    this.text = text;
+    this.progress = progress;
+    try {
+      await runner.startTransaction('REPEATABLE READ');
+      await runner.query('SET TRANSACTION READ ONLY');
+      const counts = {} as ExportCounts;
+      await text.write('{');
+      const sections = Object.keys(SELECTS) as ImportSection[];
+      for (const [i, section] of sections.entries()) {
+        this.progress.phase(section);
+        await text.write(`${i === 0 ? '' : ',\n'}${JSON.stringify(section)}:[`);
+        counts[section] = await this.section(runner, section, text);
+        await text.write('\n]');
+      }
+      await text.write('}\n');
+      await runner.commitTransaction();
+      return { counts, bytes: text.bytes };
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
+  }
+
+  private scope(section: ImportSection): string {
+    if (this.options.enterpriseId === undefined) return 'TRUE';
+    if (section === 'enterprises') return 'r.id = $2';
+    if (section === 'users') {
+      return 'EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = r.id AND m.enterprise_id = $2)';
+    }
+    return 'r.enterprise_id = $2';
+  }
+
+  private async section(runner: QueryRunner, section: ImportSection, text: TextOut): Promise<number> {
+    const table = section;
+    let after = '00000000-0000-0000-0000-000000000000';
+    let count = 0;
+    const scoped = this.options.enterpriseId !== undefined;
+    for (;;) {
+      const rows = await selectRows<Row>(
+        runner,
+        `SELECT ${SELECTS[section]} FROM ${table} r WHERE r.id > $1 AND ${this.scope(section)} ORDER BY r.id LIMIT ${PAGE}`,
+        scoped ? [after, this.options.enterpriseId] : [after],
+      );
+      if (rows.length === 0) return count;
+      await this.complete(runner, section, rows);
+      let chunk = '';
+      for (const row of rows) chunk += `${count++ === 0 ? '\n' : ',\n'}${JSON.stringify(row)}`;
+      await text.write(chunk);
+      this.progress.addRecords(rows.length);
+      after = String(rows[rows.length - 1]?.id);
+      if (rows.length < PAGE) return count;
+    }
+  }
+
+  /** Decrypts, drops what is not exported, and adds the nested rows and memberships of a page. */
+  private async complete(runner: QueryRunner, section: ImportSection, rows: Row[]): Promise<void> {
+    const ids = rows.map((r) => r.id);
+    if (section === 'signing_documents') {
+      // The file leaves a moment out rather than giving null (the import format's convention).
+      for (const row of rows) {
+        for (const key of ['signed_at', 'declined_at', 'revoked_at']) if (row[key] === null) delete row[key];
+      }
+    } else if (section === 'enterprises') {
+      for (const row of rows) {
+        if (this.options.includeSecrets) {
+          row.signprovider_b_key = this.cipher.decryptNullable(row.signprovider_b_key as string | null);
+        } else delete row.signprovider_b_key;
+      }
+    } else if (section === 'users') {
+      const scoped = this.options.enterpriseId !== undefined;
+      const memberships = await selectRows<{ user_id: string; enterprise_ids: string[] }>(
+        runner,
+        `SELECT user_id, array_agg(enterprise_id ORDER BY enterprise_id)::text[] AS enterprise_ids FROM memberships
+          WHERE user_id = ANY($1::uuid[]) ${scoped ? 'AND enterprise_id = $2' : ''} GROUP BY user_id`,
+        scoped ? [ids, this.options.enterpriseId] : [ids],
+      );
+      const byUser = new Map(memberships.map((m) => [m.user_id, m.enterprise_ids]));
+      for (const row of rows) row.enterprise_ids = byUser.get(row.id as string) ?? [];
+    } else if (section === 'people' || section === 'organisations') {
+      const column = section === 'people' ? 'person_id' : 'organisation_id';
+      const tables: NestedTable[] = ['phone_numbers', 'emails', 'addresses'];
+      if (section === 'people') tables.push('financials');
+      for (const row of rows) {
+        if (section === 'people') row.first_name = this.cipher.decryptNullable(row.first_name as string | null);
+        for (const table of tables) row[table] = [];
+      }
+      const byId = new Map(rows.map((r) => [r.id as string, r]));
+      for (const table of tables) {
+        const nested = await selectRows<Row & { owner: string }>(
+          runner,
+          `SELECT ${column} AS owner, ${NESTED_SELECTS[table]}, ${TIMESTAMPS} FROM ${table}
+            WHERE ${column} = ANY($1::uuid[]) ORDER BY ${column}, created_at, id`,
+          [ids],
+        );
+        for (const { owner, ...row } of nested) (byId.get(owner)?.[table] as Row[] | undefined)?.push(row);
+      }
+    }
+  }
+}

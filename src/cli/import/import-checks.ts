@@ -1,0 +1,180 @@
+import { selectRows, type SqlExecutor } from '../../database/sql.js';
+import { NESTED_TABLES, type StageName } from './import-tables.js';
+import type { ProblemList } from './problem-list.js';
+
+/** People before organisations, then by position: the order problems are reported in. */
+const OWNER_ORDER = `(CASE owner_section WHEN 'people' THEN 0 ELSE 1 END * 2147483648::bigint + owner_ord)`;
+
+/** Ids staged more than once: a hash aggregate, so a file without duplicates sorts nothing. */
+const repeated = (stage: string): string => `SELECT id FROM ${stage} GROUP BY id HAVING count(*) > 1`;
+
+/**
+ * Checks that need the whole file and the database, run in SQL over the staging tables: duplicate
+ * ids, references that must resolve, unique keys held by other records, new users without a
+ * password. Each check is one statement whatever the file's size; each returns the first
+ * problems (by position in the file) and how many there are in all.
+ */
+export class ImportChecks {
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly staged: (name: StageName) => boolean,
+    private readonly problems: ProblemList,
+  ) {}
+
+  async run(): Promise<void> {
+    for (const section of [
+      'enterprises',
+      'users',
+      'people',
+      'organisations',
+      'applications',
+      'quotes',
+      'leads',
+      'signing_documents',
+    ] as const) {
+      if (this.staged(section)) await this.duplicateIds(section);
+    }
+    for (const table of NESTED_TABLES) if (this.staged(table)) await this.duplicateNestedIds(table);
+    if (this.staged('users')) {
+      await this.check(
+        `SELECT ord AS o1, 0 AS o2, 0 AS o3, 'users[' || ord || '].email' AS path,
+                'duplicates users[' || first || '].email' AS message
+           FROM (SELECT ord, first_value(ord) OVER (PARTITION BY lower(email) ORDER BY ord) AS first
+                   FROM import_users
+                  WHERE lower(email) IN (SELECT lower(email) FROM import_users GROUP BY 1 HAVING count(*) > 1)) d
+          WHERE ord <> first`,
+      );
+    }
+    if (this.staged('signing_documents')) {
+      await this.check(
+        `SELECT ord AS o1, 0 AS o2, 0 AS o3, 'signing_documents[' || ord || '].external_id' AS path,
+                'duplicates signing_documents[' || first || '].external_id' AS message
+           FROM (SELECT ord, first_value(ord) OVER (PARTITION BY provider, external_id ORDER BY ord) AS first
+                   FROM import_signing_documents
+                  WHERE (provider, external_id) IN (SELECT provider, external_id FROM import_signing_documents
+                                                     GROUP BY 1, 2 HAVING count(*) > 1)) d
+          WHERE ord <> first`,
+      );
+    }
+    await this.enterpriseReferences();
+    if (this.staged('quotes')) await this.quoteApplications();
+    if (this.staged('users')) await this.users();
+    if (this.staged('signing_documents')) {
+      await this.check(
+        `SELECT s.ord AS o1, 0 AS o2, 0 AS o3, 'signing_documents[' || s.ord || '].external_id' AS path,
+                'is already used by another provider ' || s.provider || ' document' AS message
+           FROM import_signing_documents s
+           JOIN signing_documents d ON d.provider = s.provider AND d.external_id = s.external_id AND d.id <> s.id`,
+      );
+    }
+    for (const table of NESTED_TABLES) if (this.staged(table)) await this.nestedOwners(table);
+  }
+
+  /**
+   * Adds the problems one query finds. The query returns `o1, o2, o3` (position in the file),
+   * `path` and `message`; only as many rows as the list still keeps are fetched.
+   */
+  private async check(sql: string, parameters: unknown[] = []): Promise<void> {
+    const limit = Math.max(this.problems.room(), 1);
+    const rows = await selectRows<{ path: string; message: string; total: number }>(
+      this.db,
+      `SELECT path, message, count(*) OVER ()::int AS total FROM (${sql}) q ORDER BY o1, o2, o3
+        LIMIT ${limit}`,
+      parameters,
+    );
+    const [first] = rows;
+    if (first === undefined) return;
+    for (const row of rows) this.problems.add(`${row.path}: ${row.message}`);
+    this.problems.addUncounted(first.total - rows.length);
+  }
+
+  private async duplicateIds(section: string): Promise<void> {
+    await this.check(
+      `SELECT ord AS o1, 0 AS o2, 0 AS o3, '${section}[' || ord || '].id' AS path,
+              'duplicates ${section}[' || first || '].id' AS message
+         FROM (SELECT ord, first_value(ord) OVER (PARTITION BY id ORDER BY ord) AS first FROM import_${section}
+                WHERE id IN (${repeated(`import_${section}`)})) d
+        WHERE ord <> first`,
+    );
+  }
+
+  private async duplicateNestedIds(table: string): Promise<void> {
+    await this.check(
+      `SELECT o1, o2, 0 AS o3, path, 'duplicates ' || first AS message
+         FROM (SELECT ${OWNER_ORDER} AS o1, ord AS o2, path,
+                      first_value(path) OVER (PARTITION BY id ORDER BY ${OWNER_ORDER}, ord) AS first
+                 FROM (SELECT *, owner_section || '[' || owner_ord || '].${table}[' || ord || '].id' AS path
+                         FROM import_${table} WHERE id IN (${repeated(`import_${table}`)})) n) d
+        WHERE path <> first`,
+    );
+  }
+
+  private async enterpriseReferences(): Promise<void> {
+    const sources: StageName[] = ['people', 'organisations', 'applications', 'quotes', 'leads', 'signing_documents'];
+    const inFile = this.staged('enterprises')
+      ? `OR EXISTS (SELECT 1 FROM import_enterprises f WHERE f.id = s.enterprise_id)`
+      : '';
+    const unresolved = `s.enterprise_id IS NOT NULL
+          AND NOT (EXISTS (SELECT 1 FROM enterprises e WHERE e.id = s.enterprise_id) ${inFile})`;
+    if (this.staged('memberships')) {
+      await this.check(
+        `SELECT s.user_ord AS o1, s.ord AS o2, 0 AS o3,
+                'users[' || s.user_ord || '].enterprise_ids[' || s.ord || ']' AS path,
+                'no enterprise has the id ' || s.enterprise_id AS message
+           FROM import_memberships s WHERE ${unresolved}`,
+      );
+    }
+    for (const name of sources) {
+      if (!this.staged(name)) continue;
+      await this.check(
+        `SELECT s.ord AS o1, 0 AS o2, 0 AS o3, '${name}[' || s.ord || '].enterprise_id' AS path,
+                'no enterprise has the id ' || s.enterprise_id AS message
+           FROM import_${name} s WHERE ${unresolved}`,
+      );
+    }
+  }
+
+  private async quoteApplications(): Promise<void> {
+    // An application in the file wins over the stored one with the same id.
+    const fromFile = this.staged('applications')
+      ? `(SELECT a.enterprise_id FROM import_applications a WHERE a.id = q.application_id LIMIT 1),`
+      : '';
+    await this.check(
+      `SELECT q.ord AS o1, 0 AS o2, 0 AS o3, 'quotes[' || q.ord || '].application_id' AS path,
+              CASE WHEN o.enterprise_id IS NULL THEN 'no application has the id ' || q.application_id
+                   ELSE 'the application belongs to another enterprise' END AS message
+         FROM import_quotes q
+         CROSS JOIN LATERAL (SELECT COALESCE(${fromFile}
+                               (SELECT a.enterprise_id FROM applications a WHERE a.id = q.application_id))
+                               AS enterprise_id) o
+        WHERE q.application_id IS NOT NULL AND (o.enterprise_id IS NULL OR o.enterprise_id <> q.enterprise_id)`,
+    );
+  }
+
+  private async users(): Promise<void> {
+    await this.check(
+      `SELECT s.ord AS o1, 0 AS o2, 0 AS o3, 'users[' || s.ord || '].password' AS path,
+              'is required for a new user (or give password_hash)' AS message
+         FROM import_users s WHERE s.password_hash IS NULL AND NOT s.existed`,
+    );
+    await this.check(
+      `SELECT s.ord AS o1, 0 AS o2, 0 AS o3, 'users[' || s.ord || '].email' AS path,
+              'is already the email of another user' AS message
+         FROM import_users s JOIN users u ON lower(u.email) = lower(s.email) AND u.id <> s.id`,
+    );
+  }
+
+  private async nestedOwners(table: string): Promise<void> {
+    const organisation = table === 'financials' ? 'NULL::uuid' : 't.organisation_id';
+    const stagedOrganisation = table === 'financials' ? 'NULL::uuid' : 'n.organisation_id';
+    await this.check(
+      `SELECT ${OWNER_ORDER.replaceAll('owner_', 'n.owner_')} AS o1,
+              n.ord AS o2, 0 AS o3,
+              n.owner_section || '[' || n.owner_ord || '].${table}[' || n.ord || '].id' AS path,
+              'is the id of a row that belongs to another '
+                || CASE WHEN t.person_id IS NOT NULL THEN 'person' ELSE 'organisation' END AS message
+         FROM import_${table} n JOIN ${table} t ON t.id = n.id
+        WHERE t.person_id IS DISTINCT FROM n.person_id OR ${organisation} IS DISTINCT FROM ${stagedOrganisation}`,
+    );
+  }
+}

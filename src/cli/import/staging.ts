@@ -1,0 +1,175 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { SqlExecutor } from '../../database/sql.js';
+import { STAGES, type Column, type Row, type StageName, type StageTable } from './import-tables.js';
+
+/** Rows buffered per staging table before they are sent in one COPY (or INSERT)... */
+const FLUSH_ROWS = 2000;
+/** ...or fewer when they hold this many characters of text (records with long texts). */
+const FLUSH_CHARS = 4_000_000;
+
+function textLength(row: Row): number {
+  let length = 0;
+  for (const key in row) {
+    const value = row[key];
+    if (typeof value === 'string') length += value.length;
+  }
+  return length;
+}
+/** PostgreSQL's limit on bind parameters in one statement. */
+const MAX_PARAMETERS = 65535;
+
+/** How rows reach a staging table. */
+export interface StageSink {
+  write(table: StageTable, rows: readonly Row[]): Promise<void>;
+}
+
+function textOf(value: unknown, column: Column): string | null {
+  if (value === null || value === undefined) return null;
+  if (column.type === 'jsonb') return JSON.stringify(value);
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  throw new TypeError(`a ${typeof value} cannot be staged in ${column.name}`);
+}
+
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function copyField(text: string | null): string {
+  return text === null ? '\\N' : text.replace(/[\\\n\r\t]/g, (ch) => COPY_ESCAPES[ch] ?? ch);
+}
+
+/** COPY ... FROM STDIN in text format: the fast path on a PostgreSQL server. */
+export class CopySink implements StageSink {
+  constructor(private readonly client: PoolClient) {}
+
+  async write(table: StageTable, rows: readonly Row[]): Promise<void> {
+    const lines: string[] = [];
+    for (const row of rows) {
+      lines.push(table.columns.map((c) => copyField(textOf(row[c.name], c))).join('\t'));
+    }
+    const names = table.columns.map((c) => c.name).join(', ');
+    const copy = this.client.query(copyFrom(`COPY ${table.name} (${names}) FROM STDIN`));
+    await pipeline(Readable.from([`${lines.join('\n')}\n`]), copy);
+  }
+}
+
+/**
+ * Multi-row INSERTs: the embedded database's socket server cannot carry COPY's sub-protocol
+ * (the connection is dropped), so it gets the same rows as bind parameters.
+ */
+export class InsertSink implements StageSink {
+  constructor(private readonly db: SqlExecutor) {}
+
+  async write(table: StageTable, rows: readonly Row[]): Promise<void> {
+    const width = table.columns.length;
+    const perStatement = Math.floor(MAX_PARAMETERS / width);
+    const names = table.columns.map((c) => c.name).join(', ');
+    for (let start = 0; start < rows.length; start += perStatement) {
+      const chunk = rows.slice(start, start + perStatement);
+      const params: (string | null)[] = [];
+      const tuples = chunk.map((row) => {
+        const slots = table.columns.map((c) => {
+          params.push(textOf(row[c.name], c));
+          return `$${params.length}::${c.type}`;
+        });
+        return `(${slots.join(', ')})`;
+      });
+      await this.db.query(`INSERT INTO ${table.name} (${names}) VALUES ${tuples.join(', ')}`, params);
+    }
+  }
+}
+
+/** Turns rows into their staged form just before they are sent (encryption, hashing). */
+export type RowPreparer = (rows: Row[]) => Promise<Row[]>;
+
+/**
+ * Buffers rows per staging table and sends them in batches. A staging table is created when its
+ * first row arrives (TEMP, dropped at the end of the transaction), so a small import only pays
+ * for the sections it has.
+ */
+export class Stager {
+  private readonly buffers = new Map<StageName, Row[]>();
+  private readonly bufferedChars = new Map<StageName, number>();
+  private readonly created = new Set<StageName>();
+  private readonly counts = new Map<StageName, number>();
+  private sending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly sink: StageSink,
+    private readonly preparers: Partial<Record<StageName, RowPreparer>> = {},
+  ) {}
+
+  push(name: StageName, row: Row): void {
+    let buffer = this.buffers.get(name);
+    if (buffer === undefined) {
+      buffer = [];
+      this.buffers.set(name, buffer);
+    }
+    buffer.push(row);
+    this.bufferedChars.set(name, (this.bufferedChars.get(name) ?? 0) + textLength(row));
+  }
+
+  /** Sends the buffers that are full; the last batch sent may still be on its way. */
+  async flushFull(): Promise<void> {
+    for (const [name, buffer] of this.buffers) {
+      if (buffer.length >= FLUSH_ROWS || (this.bufferedChars.get(name) ?? 0) >= FLUSH_CHARS) await this.flush(name);
+    }
+  }
+
+  /** Sends every buffered row and waits until the database has them all. */
+  async flushAll(): Promise<void> {
+    for (const name of this.buffers.keys()) await this.flush(name);
+    await this.sending;
+  }
+
+  /** Staging tables that hold at least one row. */
+  has(name: StageName): boolean {
+    return (this.counts.get(name) ?? 0) > 0;
+  }
+
+  rowCount(name: StageName): number {
+    return this.counts.get(name) ?? 0;
+  }
+
+  stagedNames(): StageName[] {
+    return [...this.counts.keys()];
+  }
+
+  /** Creates the staging tables no row reached, so every later statement can name them. */
+  async createMissing(names: readonly StageName[]): Promise<void> {
+    for (const name of names) await this.ensureCreated(name);
+  }
+
+  /**
+   * Sends one table's buffer without waiting for the database to take it, so reading the file
+   * goes on meanwhile; the previous batch is awaited first (one connection, one COPY at a time),
+   * which also bounds the rows in flight to one batch.
+   */
+  private async flush(name: StageName): Promise<void> {
+    const buffer = this.buffers.get(name);
+    if (buffer === undefined || buffer.length === 0) return;
+    this.buffers.set(name, []);
+    this.bufferedChars.set(name, 0);
+    await this.sending;
+    await this.ensureCreated(name);
+    const preparer = this.preparers[name];
+    const rows = preparer ? await preparer(buffer) : buffer;
+    const sending = this.sink.write(STAGES[name], rows);
+    // Rejections surface when the next flush awaits it; until then they are not "unhandled".
+    sending.catch(() => undefined);
+    this.sending = sending;
+    this.counts.set(name, (this.counts.get(name) ?? 0) + rows.length);
+  }
+
+  private async ensureCreated(name: StageName): Promise<void> {
+    if (this.created.has(name)) return;
+    const table = STAGES[name];
+    const definition = table.columns.map((c) => `${c.name} ${c.type}`).join(', ');
+    await this.db.query(`CREATE TEMP TABLE ${table.name} (${definition}) ON COMMIT DROP`);
+    this.created.add(name);
+  }
+}

@@ -1,0 +1,58 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppConfig } from '../config/app-config.js';
+import { FieldCipher } from '../common/crypto/field-cipher.js';
+import { verifyKeyCheck } from '../common/crypto/key-check.js';
+import { ConfigError } from '../config/config-error.js';
+import { acquireDataDirLock } from './data-dir-lock.js';
+import { openDataSource } from './migration-runner.js';
+import { selectRows } from './sql.js';
+
+export interface RestoredCounts {
+  enterprises: number;
+  users: number;
+  people: number;
+}
+
+/**
+ * Unpacks a backup (a gzipped tar of the data directory) into DATA_DIR/pgdata, which must not
+ * hold a database yet, opens it and checks that the configured key reads it. On any failure
+ * the unpacked directory is removed again, so DATA_DIR is left as it was found.
+ */
+export async function restoreDataDir(config: AppConfig, backup: Buffer): Promise<RestoredCounts> {
+  const lock = acquireDataDirLock(config.dataDir, { role: 'cli', command: 'restore' });
+  try {
+    const pgdata = join(config.dataDir, 'pgdata');
+    if (existsSync(pgdata) && readdirSync(pgdata).length > 0) {
+      throw new ConfigError(
+        `${pgdata} already holds a database: restore into a new, empty DATA_DIR (or move this one aside first).`,
+      );
+    }
+    const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
+    let server: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
+    try {
+      server = await startEmbeddedPostgres(pgdata, new Blob([new Uint8Array(backup)]));
+      const dataSource = await openDataSource({ url: server.url, poolMax: 1 });
+      try {
+        await verifyKeyCheck(dataSource, new FieldCipher(config.encryptionKeys));
+        const [counts] = await selectRows<RestoredCounts>(
+          dataSource,
+          `SELECT (SELECT count(*)::int FROM enterprises) AS enterprises, (SELECT count(*)::int FROM users) AS users,
+                  (SELECT count(*)::int FROM people) AS people`,
+        );
+        return counts ?? { enterprises: 0, users: 0, people: 0 };
+      } finally {
+        await dataSource.destroy();
+      }
+    } catch (error) {
+      await server?.stop();
+      server = undefined;
+      rmSync(pgdata, { recursive: true, force: true });
+      throw error;
+    } finally {
+      await server?.stop();
+    }
+  } finally {
+    lock.release();
+  }
+}
