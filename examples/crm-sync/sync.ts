@@ -69,9 +69,22 @@ async function updateLead(api: Api, id: string, body: LeadInput): Promise<Lead> 
   return data.data;
 }
 
-/** The change feed from a cursor until it has nothing more: the leads it reports, by id. */
-async function leadChangesSince(api: Api, cursor: string): Promise<{ leads: Map<string, Lead>; cursor: string }> {
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Follows the change feed from a cursor, as a sync job polls it, until `done` says the changes
+ * it waits for have arrived (or `timeoutMs` passes): the leads it reported, by id, and the cursor
+ * to store. A change shows up once its transaction and every transaction older than it on the
+ * database have ended, so a write just made may need a poll or two.
+ */
+async function followLeadChanges(
+  api: Api,
+  cursor: string,
+  done: (leads: Map<string, Lead>) => boolean,
+  timeoutMs = 60_000,
+): Promise<{ leads: Map<string, Lead>; cursor: string }> {
   const leads = new Map<string, Lead>();
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { data, error, response } = await api.GET('/api/v2/changes', {
       params: { query: { cursor, types: 'lead', limit: 100 } },
@@ -81,7 +94,9 @@ async function leadChangesSince(api: Api, cursor: string): Promise<{ leads: Map<
       if (entry.type === 'lead' && entry.record !== null) leads.set(entry.id, entry.record);
     }
     cursor = data.meta.next_cursor;
-    if (!data.meta.has_more) return { leads, cursor };
+    if (data.meta.has_more) continue;
+    if (done(leads) || Date.now() > deadline) return { leads, cursor };
+    await pause(250);
   }
 }
 
@@ -100,7 +115,11 @@ async function main(): Promise<void> {
     person: 'Pat Example',
     description: 'Wants a quote for a used hatchback.',
   });
-  const changes = await leadChangesSince(api, position.data.data.cursor);
+  const changes = await followLeadChanges(
+    api,
+    position.data.data.cursor,
+    (leads) => leads.get(updated.id)?.title === updated.title,
+  );
 
   // One JSON line: what a scheduler or a test reads.
   console.log(
