@@ -1,0 +1,89 @@
+import 'reflect-metadata';
+import cluster from 'node:cluster';
+import { Logger } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { createApp } from './app.factory.js';
+import { runWorkers } from './cluster.js';
+import { FieldCipher } from './common/crypto/field-cipher.js';
+import { loadConfig, type AppConfig } from './config/app-config.js';
+import { ConfigError } from './config/config-error.js';
+import { resolveDatabase } from './database/database-target.js';
+import { openDataSource, runMigrations } from './database/migration-runner.js';
+import { seedDemoIfEmpty } from './demo/seed-demo.js';
+
+/** With several workers the primary migrates once, before any of them starts. */
+async function migrateOnce(config: AppConfig): Promise<void> {
+  if (config.webConcurrency <= 1 || !config.migrationsRun || !config.databaseUrl) return;
+  const dataSource = await openDataSource({ url: config.databaseUrl, poolMax: 1 });
+  try {
+    await runMigrations(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/**
+ * How long a shutdown waits for requests in flight (the request timeout, plus a margin); past
+ * it, the connections still open are closed so the process does stop.
+ */
+const SHUTDOWN_GRACE_MS = 35_000;
+
+async function serve(config: AppConfig): Promise<void> {
+  const database = await resolveDatabase(config);
+  const app = await createApp(config, database).catch(async (error: unknown) => {
+    await database.release();
+    throw error;
+  });
+  const logger = new Logger('Main');
+
+  let demoBanner: string[] = [];
+  if (database.embedded) {
+    const seeded = await seedDemoIfEmpty(app.get<DataSource>(getDataSourceToken()), app.get(FieldCipher));
+    demoBanner = seeded.banner;
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal} received: finishing in-flight requests, then stopping.`);
+    const deadline = setTimeout(() => app.getHttpServer().closeAllConnections(), SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    // app.close() stops accepting, waits for in-flight requests and closes the pool.
+    await app.close();
+    clearTimeout(deadline);
+    await database.release();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  if (cluster.isWorker && cluster.worker?.id !== 1) return;
+  const url = config.appUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const lines = [
+    `Finance Intake listening on ${url}${config.webConcurrency > 1 ? ` (${config.webConcurrency} workers)` : ''}`,
+    `  API:    ${url}/api/v1  and  ${url}/api/v2`,
+    `  Docs:   ${url}/docs  (OpenAPI: ${url}/api/v1/openapi.json, ${url}/api/v2/openapi.json)`,
+    `  Health: ${url}/health`,
+    `  Database: ${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
+    `  Rate limit store: ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,
+    ...demoBanner,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await runWorkers(config.webConcurrency, { prepare: () => migrateOnce(config), serve: () => serve(config) });
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Finance Intake failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+});
