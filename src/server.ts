@@ -3,14 +3,22 @@ import cluster from 'node:cluster';
 import { Logger } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { createApp } from './app.factory.js';
+import type { Server } from 'node:http';
+import { createApp, metricsOf } from './app.factory.js';
 import { runWorkers } from './cluster.js';
 import { FieldCipher } from './common/crypto/field-cipher.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
-import { ConfigError } from './config/config-error.js';
 import { resolveDatabase } from './database/database-target.js';
 import { openDataSource, runMigrations } from './database/migration-runner.js';
 import { seedDemoIfEmpty } from './demo/seed-demo.js';
+import {
+  answerPrimaryScrapes,
+  clusterSource,
+  registrySource,
+  startMetricsServer,
+} from './observability/metrics-server.js';
+import { runExitTasks } from './observability/exit-tasks.js';
+import { processLog } from './observability/process-log.js';
 
 /** With several workers the primary migrates once, before any of them starts. */
 async function migrateOnce(config: AppConfig): Promise<void> {
@@ -37,6 +45,14 @@ async function serve(config: AppConfig): Promise<void> {
   });
   const logger = new Logger('Main');
 
+  // One process: its own listener. Workers: the primary serves the sum of all of them.
+  const metrics = metricsOf(app);
+  let metricsServer: Server | undefined;
+  if (metrics && cluster.isWorker) answerPrimaryScrapes(metrics.registry);
+  else if (metrics && config.metricsPort !== undefined) {
+    metricsServer = await startMetricsServer(registrySource(metrics.registry), config.metricsHost, config.metricsPort);
+  }
+
   let demoBanner: string[] = [];
   if (database.embedded) {
     const seeded = await seedDemoIfEmpty(app.get<DataSource>(getDataSourceToken()), app.get(FieldCipher));
@@ -52,8 +68,10 @@ async function serve(config: AppConfig): Promise<void> {
     deadline.unref();
     // app.close() stops accepting, waits for in-flight requests and closes the pool.
     await app.close();
+    metricsServer?.close();
     clearTimeout(deadline);
     await database.release();
+    await runExitTasks();
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
@@ -62,28 +80,28 @@ async function serve(config: AppConfig): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   if (cluster.isWorker && cluster.worker?.id !== 1) return;
   const url = config.appUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  // The banner, one JSON line per line of text (printed whatever LOG_LEVEL says, as always).
   const lines = [
     `Finance Intake listening on ${url}${config.webConcurrency > 1 ? ` (${config.webConcurrency} workers)` : ''}`,
-    `  API:    ${url}/api/v1  and  ${url}/api/v2`,
-    `  Docs:   ${url}/docs  (OpenAPI: ${url}/api/v1/openapi.json, ${url}/api/v2/openapi.json)`,
-    `  Health: ${url}/health`,
-    `  Database: ${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
-    `  Rate limit store: ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,
-    ...demoBanner,
+    `API:    ${url}/api/v1  and  ${url}/api/v2`,
+    `Docs:   ${url}/docs  (OpenAPI: ${url}/api/v1/openapi.json, ${url}/api/v2/openapi.json)`,
+    `Health: ${url}/health  (probes: ${url}/health/live, ${url}/health/ready)`,
+    `Database: ${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
+    `Rate limit store: ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,
+    ...demoBanner.map((line) => line.trim()),
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  for (const line of lines) processLog.info(line);
 }
 
-async function main(): Promise<void> {
+/** Reads the configuration and starts the service: one process, or a primary and its workers. */
+export async function startService(): Promise<void> {
   const config = loadConfig();
-  await runWorkers(config.webConcurrency, { prepare: () => migrateOnce(config), serve: () => serve(config) });
+  await runWorkers(config.webConcurrency, {
+    prepare: () => migrateOnce(config),
+    serve: () => serve(config),
+    serveMetrics: async () => {
+      if (config.metricsPort === undefined) return;
+      await startMetricsServer(clusterSource(), config.metricsHost, config.metricsPort);
+    },
+  });
 }
-
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
-  } else {
-    process.stderr.write(`Finance Intake failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  }
-  process.exit(1);
-});

@@ -27,6 +27,9 @@ export interface AppConfig {
   readonly webConcurrency: number;
   /** Origins browsers may call the API from; empty: no CORS headers at all (CORS off). */
   readonly corsOrigins: readonly string[];
+  /** The Prometheus listener's port; unset: no metrics are collected or served. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -91,6 +94,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+    throw new ConfigError('Invalid configuration: METRICS_PORT must differ from PORT; metrics have a listener of their own.');
+  }
+
   return {
     port: env.PORT,
     host: env.HOST,
@@ -108,5 +115,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     v1LegacyUserLookup: env.V1_LEGACY_USER_LOOKUP,
     webConcurrency: env.WEB_CONCURRENCY,
     corsOrigins: env.CORS_ORIGINS ?? [],
+    metricsPort: env.METRICS_PORT,
+    metricsHost: env.METRICS_HOST,
   };
 }

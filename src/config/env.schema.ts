@@ -74,6 +74,13 @@ export const envSchema = z.object({
   V1_LEGACY_USER_LOOKUP: booleanFlag.default(false),
   WEB_CONCURRENCY: positiveInt(64).default(1),
   CORS_ORIGINS: corsOrigins.optional(),
+  METRICS_PORT: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a port number' })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 65535, { error: 'must be between 1 and 65535' })
+    .optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 export type Env = z.infer<typeof envSchema>;
