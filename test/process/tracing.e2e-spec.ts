@@ -1,72 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { tenantDocument } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/free-port.js';
+import { attribute, OtlpReceiver, type OtlpSpan } from '../helpers/otlp-receiver.js';
 import { loadFixture, login, ServiceProcess, serviceEnv } from '../helpers/service-process.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 const LOG_MODULE_LOADS = resolve(import.meta.dirname, '../helpers/log-module-loads.mjs');
-
-interface OtlpAttribute {
-  key: string;
-  value: { stringValue?: string; intValue?: number | string };
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: OtlpAttribute[];
-}
-interface OtlpTraces {
-  resourceSpans: { scopeSpans: { scope: { name: string }; spans: OtlpSpan[] }[] }[];
-}
-
-/** A local OTLP/HTTP receiver (JSON encoding): every span it was sent, with its scope. */
-class OtlpReceiver {
-  readonly spans: (OtlpSpan & { scope: string })[] = [];
-  readonly paths: string[] = [];
-  private readonly server: Server;
-
-  constructor() {
-    this.server = createServer((request, response) => {
-      let body = '';
-      request.setEncoding('utf8');
-      request.on('data', (chunk: string) => (body += chunk));
-      request.on('end', () => {
-        this.paths.push(request.url ?? '');
-        const traces = JSON.parse(body) as OtlpTraces;
-        for (const resourceSpans of traces.resourceSpans ?? []) {
-          for (const scopeSpans of resourceSpans.scopeSpans) {
-            for (const span of scopeSpans.spans) this.spans.push({ ...span, scope: scopeSpans.scope.name });
-          }
-        }
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-  }
-
-  async listen(): Promise<string> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  close(): Promise<void> {
-    return new Promise((done) => this.server.close(() => done()));
-  }
-}
-
-function attribute(span: OtlpSpan, key: string): string | undefined {
-  return span.attributes.find((a) => a.key === key)?.value.stringValue;
-}
 
 describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   let database: TestDatabase;
