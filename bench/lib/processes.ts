@@ -58,7 +58,8 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
  */
 export function startScriptNodeFlags(root: string): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const words = pkg.scripts.start.trim().split(/\s+/);
+  // `exec node ...`: the shell npm runs the script in becomes node (signals reach it).
+  const words = pkg.scripts.start.trim().replace(/^exec\s+/, '').split(/\s+/);
   if (words[0] !== 'node') throw new Error(`the start script does not run node: ${pkg.scripts.start}`);
   return words.slice(1, -1);
 }

@@ -30,17 +30,8 @@ export class ServiceProcess {
   }
 
   /** Polls the URL until it answers 200; fails with the output so far. */
-  async waitFor(url: string, attempts = 300): Promise<void> {
-    for (let i = 0; i < attempts; i++) {
-      if (this.child.exitCode !== null) break;
-      const ok = await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`${url} did not answer 200:\n${this.output}`);
+  waitFor(url: string): Promise<void> {
+    return waitForOk(url, this.child, () => this.output);
   }
 
   /** SIGTERM, then the exit code. */
@@ -62,6 +53,19 @@ export class ServiceProcess {
         }
       });
   }
+}
+
+/** Polls the URL until it answers 200 while the process runs; fails with its output. */
+export async function waitForOk(url: string, child: ChildProcess, output: () => string, attempts = 300): Promise<void> {
+  for (let i = 0; i < attempts && child.exitCode === null; i++) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer 200:\n${output()}`);
 }
 
 /** The variables a spawned service needs for the test database. */
