@@ -8,7 +8,7 @@ import { hashPassword, verifyPassword } from '../src/common/auth/password-hasher
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
 import { runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
-import { peakRssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import { freePort, peakRssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -166,10 +166,52 @@ async function measure(
 const processPeaks: Record<string, number> = {};
 
 /**
+ * The service configurations a run measures (`BENCH_TARGETS`, comma-separated, in this order by
+ * default: `in-process,redis`). `metrics` is the in-process one with Prometheus metrics on
+ * (METRICS_PORT, scraped every 5 s as a Prometheus server would); tracing is off in all of them
+ * (no OTEL_EXPORTER_OTLP_ENDPOINT: no OpenTelemetry module is loaded).
+ */
+const TARGETS = {
+  'in-process': { target: 'service (in-process limit)', redis: false, metrics: false },
+  redis: { target: 'service (Redis limit)', redis: true, metrics: false },
+  metrics: { target: 'service (in-process, metrics on)', redis: false, metrics: true },
+} as const;
+type TargetName = keyof typeof TARGETS;
+
+function targets(): TargetName[] {
+  const names = (process.env.BENCH_TARGETS ?? 'in-process,redis').split(',').map((n) => n.trim());
+  for (const name of names) {
+    if (!(name in TARGETS)) throw new Error(`BENCH_TARGETS: unknown ${name} (${Object.keys(TARGETS).join(', ')})`);
+  }
+  return names as TargetName[];
+}
+
+/** Scrapes the metrics listener every 5 s while the run lasts; the answers' total size. */
+function scrapeEvery5s(url: string): { stop(): Promise<number> } {
+  let bytes = 0;
+  let scraping: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    scraping = fetch(url)
+      .then((res) => res.text())
+      .then((text) => void (bytes += text.length))
+      .catch(() => undefined);
+  }, 5_000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await scraping;
+      return bytes;
+    },
+  };
+}
+
+/**
  * The baseline has no login route; it checks a token the service issued, as the service does.
  * It runs beside the service, started once per service run.
  */
-async function serviceRun(data: BenchData, target: string, redis: boolean): Promise<Row[]> {
+async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
+  const { target, redis, metrics } = TARGETS[name];
+  const metricsPort = metrics ? await freePort() : undefined;
   const service = await startServer(
     target,
     join(ROOT, 'dist/src/main.js'),
@@ -181,9 +223,11 @@ async function serviceRun(data: BenchData, target: string, redis: boolean): Prom
       MIGRATIONS_RUN: 'false',
       SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
       ...(redis ? { REDIS_URL } : {}),
+      ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     },
     startScriptNodeFlags(ROOT),
   );
+  const scraper = metricsPort ? scrapeEvery5s(`http://127.0.0.1:${metricsPort}/metrics`) : undefined;
   const baselineTarget = `baseline (Fastify + pg), beside ${redis ? 'Redis' : 'in-process'} run`;
   try {
     const baseline = await startServer(baselineTarget, join(ROOT, 'dist/bench/baseline/server.js'), {
@@ -200,7 +244,9 @@ async function serviceRun(data: BenchData, target: string, redis: boolean): Prom
       await baseline.stop();
     }
   } finally {
+    const scraped = await scraper?.stop();
     await service.stop();
+    if (scraped === 0) throw new Error(`${target}: the metrics listener answered nothing`);
   }
 }
 
@@ -247,10 +293,8 @@ async function main(): Promise<void> {
   );
   const loginCpu = await loginCpuMs();
   process.stderr.write(`One login's argon2id check: ${loginCpu.toFixed(1)} ms of CPU\n`);
-  const rows = [
-    ...(await serviceRun(data, 'service (in-process limit)', false)),
-    ...(await serviceRun(data, 'service (Redis limit)', true)),
-  ];
+  const rows: Row[] = [];
+  for (const name of targets()) rows.push(...(await serviceRun(data, name)));
   process.stdout.write(`${table(rows)}\n`);
   process.stdout.write(`One login's argon2id password check: ${loginCpu.toFixed(1)} ms of CPU\n`);
   for (const [target, peak] of Object.entries(processPeaks)) {
@@ -269,7 +313,7 @@ async function main(): Promise<void> {
   const file = join(ROOT, 'bench/results', `${date.slice(0, 10)}-${commit}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, nodeFlags: startScriptNodeFlags(ROOT), loginCpuMs: loginCpu, rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
+    `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, targets: targets(), nodeFlags: startScriptNodeFlags(ROOT), loginCpuMs: loginCpu, rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
   );
   process.stdout.write(`Results written to ${file}\n`);
 }

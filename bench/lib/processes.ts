@@ -59,7 +59,10 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
 export function startScriptNodeFlags(root: string): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
   // `exec node ...`: the shell npm runs the script in becomes node (signals reach it).
-  const words = pkg.scripts.start.trim().replace(/^exec\s+/, '').split(/\s+/);
+  const words = pkg.scripts.start
+    .trim()
+    .replace(/^exec\s+/, '')
+    .split(/\s+/);
   if (words[0] !== 'node') throw new Error(`the start script does not run node: ${pkg.scripts.start}`);
   return words.slice(1, -1);
 }
