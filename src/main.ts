@@ -10,7 +10,7 @@ logUncaughtErrors();
 try {
   if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()) {
     const { startTracing } = await import('./observability/tracing.js');
-    await startTracing();
+    startTracing();
   }
   const { startService } = await import('./server.js');
   await startService();

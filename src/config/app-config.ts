@@ -95,7 +95,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   }
 
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
-    throw new ConfigError('Invalid configuration: METRICS_PORT must differ from PORT; metrics have a listener of their own.');
+    throw new ConfigError(
+      'Invalid configuration: METRICS_PORT must differ from PORT; metrics have a listener of their own.',
+    );
   }
 
   return {

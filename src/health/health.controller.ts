@@ -55,7 +55,11 @@ export class HealthController {
       'store serves, so it does not make the instance unready.',
   )
   @ApiExtension('x-no-client-errors', true)
-  @ApiResponse({ status: 200, type: ReadinessSchema, description: 'Ready: the database answers, no migration pending.' })
+  @ApiResponse({
+    status: 200,
+    type: ReadinessSchema,
+    description: 'Ready: the database answers, no migration pending.',
+  })
   @ApiResponse({
     status: 503,
     type: ReadinessSchema,

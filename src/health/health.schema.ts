@@ -29,7 +29,7 @@ export class ReadinessSchema implements ReadinessReport {
     type: 'string',
     enum: ['applied', 'pending'],
     required: false,
-    description: "Whether every migration of this release is applied; absent while the database does not answer",
+    description: 'Whether every migration of this release is applied; absent while the database does not answer',
   })
   migrations?: 'applied' | 'pending';
   @ApiProperty({

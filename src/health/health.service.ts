@@ -68,7 +68,9 @@ export class HealthService {
     const table = this.dataSource.options.migrationsTableName ?? 'migrations';
     try {
       const rows = await this.withTimeout(
-        this.dataSource.query<{ name: string }[]>(`SELECT name FROM ${table} WHERE name = ANY($1)`, [EXPECTED_MIGRATIONS]),
+        this.dataSource.query<{ name: string }[]>(`SELECT name FROM ${table} WHERE name = ANY($1)`, [
+          EXPECTED_MIGRATIONS,
+        ]),
       );
       if (rows === undefined) return undefined;
       const applied = new Set(rows.map((row) => row.name));

@@ -49,6 +49,9 @@ export async function startMetricsServer(source: MetricsSource, host: string, po
   });
   server.listen(port, host);
   await once(server, 'listening');
-  processLog.info({ metrics: `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics` }, 'Metrics listener started');
+  processLog.info(
+    { metrics: `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics` },
+    'Metrics listener started',
+  );
   return server;
 }

@@ -16,7 +16,7 @@ import { processLog } from './process-log.js';
  * calls under it, exported over OTLP with the standard OTEL_* variables (protocol
  * `http/protobuf` unless OTEL_EXPORTER_OTLP_PROTOCOL says `http/json` or `grpc`).
  */
-export async function startTracing(): Promise<void> {
+export function startTracing(): void {
   // ES modules are patched through a loader hook (import-in-the-middle); CommonJS ones (pg,
   // ioredis and TypeORM are) through require's. Both must be in place before they load.
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);

@@ -24,13 +24,6 @@ function getOnNewConnection(url: string): Promise<number> {
   });
 }
 
-async function refused(url: string): Promise<boolean> {
-  return fetch(url).then(
-    () => false,
-    (error: unknown) => (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED',
-  );
-}
-
 describe('Prometheus metrics (METRICS_PORT)', () => {
   let database: TestDatabase;
   const { doc, tenant } = tenantDocument();

@@ -22,7 +22,7 @@ function commandLine(pid: number): string | undefined {
 
 /** Every process below `pid` (children, grandchildren, ...). */
 function descendants(pid: number): number[] {
-  let children: number[] = [];
+  let children: number[];
   try {
     children = execFileSync('pgrep', ['-P', String(pid)])
       .toString()
