@@ -111,6 +111,7 @@ function merge(rounds: LoadResult[]): LoadResult {
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
+    cpuUsPerRequest: mean((r) => r.cpuUsPerRequest),
   };
 }
 
@@ -172,9 +173,12 @@ const processPeaks: Record<string, number> = {};
  * (no OTEL_EXPORTER_OTLP_ENDPOINT: no OpenTelemetry module is loaded).
  */
 const TARGETS = {
-  'in-process': { target: 'service (in-process limit)', redis: false, metrics: false },
-  redis: { target: 'service (Redis limit)', redis: true, metrics: false },
-  metrics: { target: 'service (in-process, metrics on)', redis: false, metrics: true },
+  'in-process': { target: 'service (in-process limit)', redis: false, metrics: false, previous: false },
+  redis: { target: 'service (Redis limit)', redis: true, metrics: false, previous: false },
+  metrics: { target: 'service (in-process, metrics on)', redis: false, metrics: true, previous: false },
+  // Another build of the service (BENCH_PREVIOUS_MAIN: its dist/src/main.js, e.g. of the commit
+  // before a change), in-process limit, for a before/after on the same machine in the same run.
+  previous: { target: 'previous build (in-process limit)', redis: false, metrics: false, previous: true },
 } as const;
 type TargetName = keyof typeof TARGETS;
 
@@ -210,11 +214,13 @@ function scrapeEvery5s(url: string): { stop(): Promise<number> } {
  * It runs beside the service, started once per service run.
  */
 async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
-  const { target, redis, metrics } = TARGETS[name];
+  const { target, redis, metrics, previous } = TARGETS[name];
   const metricsPort = metrics ? await freePort() : undefined;
+  const main = previous ? process.env.BENCH_PREVIOUS_MAIN : join(ROOT, 'dist/src/main.js');
+  if (!main) throw new Error('BENCH_TARGETS=previous needs BENCH_PREVIOUS_MAIN (the other build of dist/src/main.js)');
   const service = await startServer(
     target,
-    join(ROOT, 'dist/src/main.js'),
+    main,
     {
       DATABASE_URL: data.url,
       APP_KEY,
@@ -265,7 +271,18 @@ async function loginCpuMs(times = 20): Promise<number> {
 }
 
 function table(rows: Row[]): string {
-  const head = ['target', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'peak RSS MiB', 'vs baseline'];
+  const head = [
+    'target',
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'non-2xx',
+    'peak RSS MiB',
+    'CPU us/req',
+    'vs baseline',
+  ];
   const lines = rows.map((r) => [
     r.target,
     r.scenario,
@@ -275,6 +292,7 @@ function table(rows: Row[]): string {
     String(r.errors),
     String(r.non2xx),
     r.peakRssMiB.toFixed(0),
+    r.cpuUsPerRequest.toFixed(0),
     r.ratio === undefined ? '' : r.ratio.toFixed(2),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
