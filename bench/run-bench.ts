@@ -9,7 +9,7 @@ import { hashPassword, verifyPassword } from '../src/common/auth/password-hasher
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
 import { runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
-import { peakRssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import { freePort, peakRssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -138,6 +138,7 @@ function merge(rounds: LoadResult[]): LoadResult {
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
+    cpuUsPerRequest: mean((r) => r.cpuUsPerRequest),
   };
 }
 
@@ -234,13 +235,60 @@ async function feedTriggerCost(service: RunningServer, target: string, data: Ben
 const processPeaks: Record<string, number> = {};
 
 /**
+ * The service configurations a run measures (`BENCH_TARGETS`, comma-separated, in this order by
+ * default: `in-process,redis`). `metrics` is the in-process one with Prometheus metrics on
+ * (METRICS_PORT, scraped every 5 s as a Prometheus server would); tracing is off in all of them
+ * (no OTEL_EXPORTER_OTLP_ENDPOINT: no OpenTelemetry module is loaded).
+ */
+const TARGETS = {
+  'in-process': { target: 'service (in-process limit)', redis: false, metrics: false, previous: false },
+  redis: { target: 'service (Redis limit)', redis: true, metrics: false, previous: false },
+  metrics: { target: 'service (in-process, metrics on)', redis: false, metrics: true, previous: false },
+  // Another build of the service (BENCH_PREVIOUS_MAIN: its dist/src/main.js, e.g. of the commit
+  // before a change), in-process limit, for a before/after on the same machine in the same run.
+  previous: { target: 'previous build (in-process limit)', redis: false, metrics: false, previous: true },
+} as const;
+type TargetName = keyof typeof TARGETS;
+
+function targets(): TargetName[] {
+  const names = (process.env.BENCH_TARGETS ?? 'in-process,redis').split(',').map((n) => n.trim());
+  for (const name of names) {
+    if (!(name in TARGETS)) throw new Error(`BENCH_TARGETS: unknown ${name} (${Object.keys(TARGETS).join(', ')})`);
+  }
+  return names as TargetName[];
+}
+
+/** Scrapes the metrics listener every 5 s while the run lasts; the answers' total size. */
+function scrapeEvery5s(url: string): { stop(): Promise<number> } {
+  let bytes = 0;
+  let scraping: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    scraping = fetch(url)
+      .then((res) => res.text())
+      .then((text) => void (bytes += text.length))
+      .catch(() => undefined);
+  }, 5_000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await scraping;
+      return bytes;
+    },
+  };
+}
+
+/**
  * The baseline has no login route; it checks a token the service issued, as the service does.
  * It runs beside the service, started once per service run.
  */
-async function serviceRun(data: BenchData, target: string, redis: boolean): Promise<Row[]> {
+async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
+  const { target, redis, metrics, previous } = TARGETS[name];
+  const metricsPort = metrics ? await freePort() : undefined;
+  const main = previous ? process.env.BENCH_PREVIOUS_MAIN : join(ROOT, 'dist/src/main.js');
+  if (!main) throw new Error('BENCH_TARGETS=previous needs BENCH_PREVIOUS_MAIN (the other build of dist/src/main.js)');
   const service = await startServer(
     target,
-    join(ROOT, 'dist/src/main.js'),
+    main,
     {
       DATABASE_URL: data.url,
       APP_KEY,
@@ -249,9 +297,11 @@ async function serviceRun(data: BenchData, target: string, redis: boolean): Prom
       MIGRATIONS_RUN: 'false',
       SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
       ...(redis ? { REDIS_URL } : {}),
+      ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     },
     startScriptNodeFlags(ROOT),
   );
+  const scraper = metricsPort ? scrapeEvery5s(`http://127.0.0.1:${metricsPort}/metrics`) : undefined;
   const baselineTarget = `baseline (Fastify + pg), beside ${redis ? 'Redis' : 'in-process'} run`;
   try {
     const baseline = await startServer(baselineTarget, join(ROOT, 'dist/bench/baseline/server.js'), {
@@ -263,7 +313,7 @@ async function serviceRun(data: BenchData, target: string, redis: boolean): Prom
       const list = scenarios(data, token);
       const rows = await measure(service, target, baseline, baselineTarget, list);
       const leadCreate = list.find((s) => s.name === 'v2 lead create');
-      if (leadCreate && !redis) rows.push(...(await feedTriggerCost(service, target, data, leadCreate)));
+      if (leadCreate && name === 'in-process') rows.push(...(await feedTriggerCost(service, target, data, leadCreate)));
       processPeaks[target] = peakRssMiB(service.process.pid ?? 0);
       processPeaks[baselineTarget] = peakRssMiB(baseline.process.pid ?? 0);
       return rows;
@@ -271,7 +321,9 @@ async function serviceRun(data: BenchData, target: string, redis: boolean): Prom
       await baseline.stop();
     }
   } finally {
+    const scraped = await scraper?.stop();
     await service.stop();
+    if (scraped === 0) process.stderr.write(`  ${target}: the metrics listener answered no scrape\n`);
   }
 }
 
@@ -300,6 +352,7 @@ function table(rows: Row[]): string {
     'errors',
     'non-2xx',
     'peak RSS MiB',
+    'CPU us/req',
     'vs baseline',
   ];
   const lines = rows.map((r) => [
@@ -312,6 +365,7 @@ function table(rows: Row[]): string {
     String(r.errors),
     String(r.non2xx),
     r.peakRssMiB.toFixed(0),
+    r.cpuUsPerRequest.toFixed(0),
     r.ratio === undefined ? '' : r.ratio.toFixed(2),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
@@ -330,10 +384,8 @@ async function main(): Promise<void> {
   );
   const loginCpu = await loginCpuMs();
   process.stderr.write(`One login's argon2id check: ${loginCpu.toFixed(1)} ms of CPU\n`);
-  const rows = [
-    ...(await serviceRun(data, 'service (in-process limit)', false)),
-    ...(await serviceRun(data, 'service (Redis limit)', true)),
-  ];
+  const rows: Row[] = [];
+  for (const name of targets()) rows.push(...(await serviceRun(data, name)));
   process.stdout.write(`${table(rows)}\n`);
   process.stdout.write(`One login's argon2id password check: ${loginCpu.toFixed(1)} ms of CPU\n`);
   for (const [target, peak] of Object.entries(processPeaks)) {
@@ -352,7 +404,7 @@ async function main(): Promise<void> {
   const file = join(ROOT, 'bench/results', `${date.slice(0, 10)}-${commit}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, nodeFlags: startScriptNodeFlags(ROOT), loginCpuMs: loginCpu, rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
+    `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, targets: targets(), nodeFlags: startScriptNodeFlags(ROOT), loginCpuMs: loginCpu, rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
   );
   process.stdout.write(`Results written to ${file}\n`);
 }

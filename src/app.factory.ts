@@ -20,6 +20,11 @@ import type { DatabaseTarget } from './database/data-source-options.js';
 import { buildOpenApiDocuments } from './openapi/openapi-documents.js';
 import { OpenApiDocuments } from './openapi/openapi-documents.service.js';
 import { keepRawWebhookBodies } from './webhooks/raw-webhook-body.js';
+import { ServiceMetrics } from './observability/metrics.js';
+import { measureRequests } from './observability/request-metrics.js';
+import type { Pool } from 'pg';
+import type { DataSource } from 'typeorm';
+import { getDataSourceToken } from '@nestjs/typeorm';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -31,12 +36,18 @@ export const HEADERS_TIMEOUT_MS = 15_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 const registries = new WeakMap<NestFastifyApplication, RouteRegistry>();
+const metricsByApp = new WeakMap<NestFastifyApplication, ServiceMetrics>();
 
 /** Every route the application registered (method and URL pattern), e.g. for route-driven tests. */
 export function routeRegistryOf(app: NestFastifyApplication): RouteRegistry {
   const registry = registries.get(app);
   if (!registry) throw new Error('Not an application built by createApp()');
   return registry;
+}
+
+/** The application's Prometheus metrics; undefined when METRICS_PORT is unset (none are kept). */
+export function metricsOf(app: NestFastifyApplication): ServiceMetrics | undefined {
+  return metricsByApp.get(app);
 }
 
 /** Builds the application (not listening yet); shared by main.ts and the tests. */
@@ -82,17 +93,24 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   limitLargeBodies(fastify);
   closeConnectionsWhenDraining(fastify);
   await compressWhenAsked(fastify);
+  const metrics = config.metricsPort === undefined ? undefined : new ServiceMetrics();
+  if (metrics) measureRequests(fastify, metrics);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     rawBody: true,
-    bufferLogs: true,
+    // From the first line on (a database unreachable at start included), Nest writes JSON lines.
+    logger: new PinoNestLogger(fastify.log),
     abortOnError: false,
   });
   registries.set(app, routes);
-  app.useLogger(new PinoNestLogger(fastify.log));
+  if (metrics) {
+    metricsByApp.set(app, metrics);
+    const dataSource = app.get<DataSource>(getDataSourceToken());
+    metrics.watchPool(() => (dataSource.driver as unknown as { master?: Pool }).master);
+  }
   // CORS stays off (no Access-Control-* headers) unless CORS_ORIGINS names who may call.
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
-  app.setGlobalPrefix('api', { exclude: ['health', 'docs', 'docs/:asset'] });
+  app.setGlobalPrefix('api', { exclude: ['health', 'health/live', 'health/ready', 'docs', 'docs/:asset'] });
   app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
   app.useGlobalFilters(errors);
   app.get(OpenApiDocuments).useBuilder(() => buildOpenApiDocuments(app, { appUrl: config.appUrl }));

@@ -1,10 +1,13 @@
 import cluster from 'node:cluster';
+import { processLog } from './observability/process-log.js';
 
 export interface WorkerPlan {
   /** Runs once in the primary before any worker starts (migrations). */
   prepare(): Promise<void>;
   /** Runs in each worker (and in the single process when there is one). */
   serve(): Promise<void>;
+  /** Runs in the primary once the workers are forked (the metrics of all of them). */
+  serveMetrics(): Promise<void>;
 }
 
 /**
@@ -25,9 +28,10 @@ export async function runWorkers(count: number, plan: WorkerPlan): Promise<void>
   let stopping = false;
   const fork = () => cluster.fork({ MIGRATIONS_RUN: 'false', FINANCE_INTAKE_WORKER: '1' });
   for (let i = 0; i < count; i++) fork();
+  await plan.serveMetrics();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    process.stderr.write(`Worker ${worker.process.pid} exited (${signal ?? code}); starting another.\n`);
+    processLog.warn({ worker: worker.process.pid, exit: signal ?? code }, 'Worker exited; starting another.');
     fork();
   });
   const stop = (signal: NodeJS.Signals) => {

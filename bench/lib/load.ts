@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { rssMiB, type RunningServer } from './processes.js';
+import { cpuMs, rssMiB, type RunningServer } from './processes.js';
 
 export interface LoadOptions {
   url: string;
@@ -18,10 +18,15 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   peakRssMiB: number;
+  /**
+   * The server's CPU time (user + system) per request answered, warm-up included: unlike
+   * throughput, barely moved by other processes competing for the machine.
+   */
+  cpuUsPerRequest: number;
 }
 
 interface AutocannonJson {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   errors: number;
   timeouts: number;
@@ -43,6 +48,7 @@ export async function runLoad(server: RunningServer, options: LoadOptions): Prom
   args.push(options.url);
 
   const pid = server.process.pid ?? 0;
+  const cpuBefore = cpuMs(pid);
   let peak = rssMiB(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 250);
   try {
@@ -56,8 +62,13 @@ export async function runLoad(server: RunningServer, options: LoadOptions): Prom
       child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`autocannon failed: ${err}`))));
     });
     // With a warm-up autocannon prints one JSON line per phase; the measured one is last.
-    const last = stdout.trim().split('\n').pop() ?? '';
-    const result = JSON.parse(last) as AutocannonJson;
+    const phases = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AutocannonJson);
+    const result = phases.at(-1);
+    if (!result) throw new Error('autocannon printed nothing');
+    const answered = phases.reduce((sum, phase) => sum + phase.requests.total, 0);
     server.peakRssMiB = Math.max(server.peakRssMiB, peak);
     return {
       requestsPerSecond: result.requests.average,
@@ -66,6 +77,7 @@ export async function runLoad(server: RunningServer, options: LoadOptions): Prom
       errors: result.errors + result.timeouts,
       non2xx: result.non2xx,
       peakRssMiB: peak,
+      cpuUsPerRequest: answered > 0 ? ((cpuMs(pid) - cpuBefore) * 1000) / answered : 0,
     };
   } finally {
     clearInterval(sampler);

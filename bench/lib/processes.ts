@@ -30,6 +30,18 @@ export function rssMiB(pid: number): number {
   return kb ? Number(kb) / 1024 : 0;
 }
 
+/** CPU time the process has used (user + system), from /proc (Linux), in milliseconds. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Linux's USER_HZ: /proc reports CPU time in these ticks (100 on every common platform). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /** The process's own high-water mark of resident memory (VmHWM), in MiB. */
 export function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -58,7 +70,11 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
  */
 export function startScriptNodeFlags(root: string): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const words = pkg.scripts.start.trim().split(/\s+/);
+  // `exec node ...`: the shell npm runs the script in becomes node (signals reach it).
+  const words = pkg.scripts.start
+    .trim()
+    .replace(/^exec\s+/, '')
+    .split(/\s+/);
   if (words[0] !== 'node') throw new Error(`the start script does not run node: ${pkg.scripts.start}`);
   return words.slice(1, -1);
 }

@@ -29,6 +29,9 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[];
   /** Minutes a login token stays valid; undefined: until revoked (R12). */
   readonly tokenLifetimeMinutes: number | undefined;
+  /** The Prometheus listener's port; unset: no metrics are collected or served. */
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -93,6 +96,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+    throw new ConfigError(
+      'Invalid configuration: METRICS_PORT must differ from PORT; metrics have a listener of their own.',
+    );
+  }
+
   return {
     port: env.PORT,
     host: env.HOST,
@@ -111,5 +120,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     webConcurrency: env.WEB_CONCURRENCY,
     corsOrigins: env.CORS_ORIGINS ?? [],
     tokenLifetimeMinutes: env.TOKEN_LIFETIME_MINUTES,
+    metricsPort: env.METRICS_PORT,
+    metricsHost: env.METRICS_HOST,
   };
 }

@@ -76,6 +76,13 @@ export const envSchema = z.object({
   CORS_ORIGINS: corsOrigins.optional(),
   /** Unset: login tokens do not expire. At most ten years. */
   TOKEN_LIFETIME_MINUTES: positiveInt(5_256_000).optional(),
+  METRICS_PORT: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a port number' })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 65535, { error: 'must be between 1 and 65535' })
+    .optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 export type Env = z.infer<typeof envSchema>;

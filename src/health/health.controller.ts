@@ -3,10 +3,10 @@ import { SkipRateLimit } from '../common/rate-limit/skip-rate-limit.decorator.js
 import type { FastifyReply } from 'fastify';
 import { ApiExtension, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Operation } from '../openapi/api-operation.decorator.js';
-import { HealthSchema } from './health.schema.js';
+import { HealthSchema, LivenessSchema, ReadinessSchema } from './health.schema.js';
 import { Public } from '../common/auth/public.decorator.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
-import { HealthService, type HealthReport } from './health.service.js';
+import { HealthService, type HealthReport, type ReadinessReport } from './health.service.js';
 
 @Controller('health')
 @Public()
@@ -29,6 +29,44 @@ export class HealthController {
   @ApiResponse({ status: 503, type: HealthSchema, description: 'The database does not answer within 2 s.' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthReport> {
     const report = await this.health.report();
+    if (report.status !== 'ok') void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
+    return report;
+  }
+
+  /** Liveness: the process answers. Nothing else is checked, so a database outage never restarts it. */
+  @Get('live')
+  @Operation('liveness', 'Liveness probe', 'The process serves requests; touches nothing else (no database, no Redis).')
+  @ApiExtension('x-no-client-errors', true)
+  @ApiResponse({ status: 200, type: LivenessSchema, description: 'The process serves requests.' })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /**
+   * Readiness: send traffic here. The database answers and every migration of this release is
+   * applied; Redis is reported but, the in-process fallback serving, never makes it unready.
+   */
+  @Get('ready')
+  @Operation(
+    'readiness',
+    'Readiness probe',
+    'Whether this instance should receive traffic: the database answers within 2 s and every migration of this ' +
+      'release is applied. Redis, when configured, is reported; while it is down the in-process rate-limit ' +
+      'store serves, so it does not make the instance unready.',
+  )
+  @ApiExtension('x-no-client-errors', true)
+  @ApiResponse({
+    status: 200,
+    type: ReadinessSchema,
+    description: 'Ready: the database answers, no migration pending.',
+  })
+  @ApiResponse({
+    status: 503,
+    type: ReadinessSchema,
+    description: 'Not ready: the database does not answer within 2 s, or a migration is pending.',
+  })
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadinessReport> {
+    const report = await this.health.readiness();
     if (report.status !== 'ok') void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
     return report;
   }

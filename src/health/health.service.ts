@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RateLimitStorage, type RedisState } from '../common/rate-limit/rate-limit.storage.js';
+import { MIGRATIONS } from '../database/migrations.js';
 
 export interface HealthReport {
   status: 'ok' | 'unavailable';
@@ -11,7 +12,16 @@ export interface HealthReport {
   message?: string;
 }
 
+/** The readiness probe's answer: `/health`'s, plus whether every migration of this release is applied. */
+export interface ReadinessReport extends HealthReport {
+  /** Unknown while the database does not answer. */
+  migrations?: 'applied' | 'pending';
+}
+
 const PROBE_TIMEOUT_MS = 2_000;
+
+/** The migration names this release expects in TypeORM's table (each class's `name`). */
+const EXPECTED_MIGRATIONS = MIGRATIONS.map((migration) => new migration().name ?? migration.name);
 
 @Injectable()
 export class HealthService {
@@ -28,21 +38,72 @@ export class HealthService {
       : { status: 'unavailable', database: 'down', ...redis, message: 'The database is not answering.' };
   }
 
+  /**
+   * Ready to serve: the database answers and every migration of this release is applied. Redis
+   * is reported but never makes it unready: the in-process windows serve while it is down.
+   */
+  async readiness(): Promise<ReadinessReport> {
+    const redis = this.redisPart(this.rateLimits.redisState);
+    if (!(await this.databaseAnswers())) {
+      return { status: 'unavailable', database: 'down', ...redis, message: 'The database is not answering.' };
+    }
+    const pending = await this.pendingMigrations();
+    if (pending === undefined) {
+      return { status: 'unavailable', database: 'down', ...redis, message: 'The database is not answering.' };
+    }
+    if (pending.length > 0) {
+      return {
+        status: 'unavailable',
+        database: 'up',
+        migrations: 'pending',
+        ...redis,
+        message: `${pending.length} database migration(s) not applied yet.`,
+      };
+    }
+    return { status: 'ok', database: 'up', migrations: 'applied', ...redis };
+  }
+
+  /** This release's migrations the database has not recorded; undefined when it did not answer. */
+  private async pendingMigrations(): Promise<string[] | undefined> {
+    const table = this.dataSource.options.migrationsTableName ?? 'migrations';
+    try {
+      const rows = await this.withTimeout(
+        this.dataSource.query<{ name: string }[]>(`SELECT name FROM ${table} WHERE name = ANY($1)`, [
+          EXPECTED_MIGRATIONS,
+        ]),
+      );
+      if (rows === undefined) return undefined;
+      const applied = new Set(rows.map((row) => row.name));
+      return EXPECTED_MIGRATIONS.filter((name) => !applied.has(name));
+    } catch (error: unknown) {
+      // No migrations table yet: nothing is applied.
+      if ((error as { driverError?: { code?: string } }).driverError?.code === '42P01') return EXPECTED_MIGRATIONS;
+      return undefined;
+    }
+  }
+
   private redisPart(state: RedisState): Pick<HealthReport, 'redis'> {
     return state === 'not configured' ? {} : { redis: state };
   }
 
   private async databaseAnswers(): Promise<boolean> {
+    const answered = await this.withTimeout(
+      this.dataSource
+        .query('SELECT 1')
+        .then(() => true)
+        .catch(() => false),
+    );
+    return answered ?? false;
+  }
+
+  /** The query's result, or undefined when it takes longer than the probe may. */
+  private async withTimeout<T>(query: Promise<T>): Promise<T | undefined> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), PROBE_TIMEOUT_MS);
     });
-    const probe = this.dataSource
-      .query('SELECT 1')
-      .then(() => true)
-      .catch(() => false);
     try {
-      return await Promise.race([probe, timeout]);
+      return await Promise.race([query, timeout]);
     } finally {
       clearTimeout(timer);
     }

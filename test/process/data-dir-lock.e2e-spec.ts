@@ -90,10 +90,14 @@ describe('DATA_DIR lock (real processes)', () => {
       const service = await runServiceToExit({ DATA_DIR: dataDir });
       expect(service.code).toBe(1);
       expect(service.stdout).toBe('');
-      expect(service.stderr).toBe(
-        `The embedded database in ${dataDir} is in use by the CLI command "import" (pid ${holder.pid}): ` +
-          'wait for it to finish and try again.\n',
-      );
+      // One line, JSON like everything the service prints.
+      expect(service.stderr.endsWith('\n') && service.stderr.indexOf('\n') === service.stderr.length - 1).toBe(true);
+      expect(JSON.parse(service.stderr)).toMatchObject({
+        level: 60,
+        msg:
+          `The embedded database in ${dataDir} is in use by the CLI command "import" (pid ${holder.pid}): ` +
+          'wait for it to finish and try again.',
+      });
       // The refusal touched nothing: no database was created.
       expect(existsSync(join(dataDir, 'pgdata'))).toBe(false);
     } finally {

@@ -22,6 +22,13 @@ function oneLine(stderr: string): string {
   return lines[0] ?? '';
 }
 
+/** The service prints JSON lines: its one fatal line's message. */
+function serviceRefusal(stderr: string): string {
+  const line = JSON.parse(oneLine(stderr)) as { level: number; msg: string };
+  expect(line.level).toBe(60);
+  return line.msg;
+}
+
 function readLockRecord(dataDir: string): LockRecord {
   return JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8')) as LockRecord;
 }
@@ -133,7 +140,7 @@ describe('embedded database shared safely (real processes)', () => {
       const second = await runServiceToExit({ DATA_DIR: dataDir });
       expect(second.code).toBe(1);
       expect(second.stdout).toBe('');
-      expect(oneLine(second.stderr)).toBe(
+      expect(serviceRefusal(second.stderr)).toBe(
         `The embedded database in ${dataDir} is in use by the service (pid ${first.pid}, port ${first.port}): ` +
           `stop it first (kill ${first.pid}), or give this service another DATA_DIR.`,
       );

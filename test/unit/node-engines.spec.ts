@@ -17,10 +17,12 @@ const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) a
 };
 
 /**
- * Packages whose declared range is narrower than ours, with the reason that does not matter.
- * file-type is @nestjs/common's, loaded only by its file-upload pipes, which this API has none of.
+ * Packages whose declared range is narrower than ours, loaded only by a feature the service does
+ * not use or an operator turns on: file-type is @nestjs/common's, loaded only by its file-upload
+ * pipes, which this API has none of; OpenTelemetry (Node 22.15 and later) is imported only when
+ * tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`), and the operator guide says which Node it needs.
  */
-const NOT_LOADED = new Set(['file-type']);
+const notLoadedByDefault = (name: string): boolean => name === 'file-type' || name.startsWith('@opentelemetry/');
 
 /** Every installed package with a Node range of its own: name@version -> range. */
 function declaredRanges(): Map<string, string> {
@@ -28,7 +30,7 @@ function declaredRanges(): Map<string, string> {
   for (const [path, pkg] of Object.entries(lock.packages)) {
     if (path === '' || Array.isArray(pkg.engines) || typeof pkg.engines?.node !== 'string') continue;
     const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
-    if (!NOT_LOADED.has(name)) ranges.set(`${name}@${pkg.version ?? '?'}`, pkg.engines.node);
+    if (!notLoadedByDefault(name)) ranges.set(`${name}@${pkg.version ?? '?'}`, pkg.engines.node);
   }
   return ranges;
 }

@@ -1,0 +1,106 @@
+import type { Pool } from 'pg';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Method labels: the HTTP methods the API knows; anything else is one label, not a new series. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The route label of a request no route matched: never its raw path, which could hold an id. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export type WebhookProvider = 'signprovider-a' | 'signprovider-b';
+
+/**
+ * The service's Prometheus metrics, in a registry of their own (one per application, so tests
+ * building several applications in one process never share figures).
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+
+  private readonly requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to finishing its answer, by method, route template and status.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly rateLimitRejections = new Counter({
+    name: 'finance_intake_rate_limit_rejections_total',
+    help: 'Requests refused with 429 because their budget for the minute was spent.',
+    registers: [this.registry],
+  });
+
+  private readonly webhookDeliveries = new Counter({
+    name: 'finance_intake_webhook_deliveries_total',
+    help: 'Signature-provider webhook deliveries by provider and outcome.',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly loginFailures = new Counter({
+    name: 'finance_intake_login_failures_total',
+    help: 'Logins refused for wrong credentials or an inactive user (401).',
+    registers: [this.registry],
+  });
+
+  private pool: () => Pool | undefined = () => undefined;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    this.poolGauge('finance_intake_db_pool_connections', 'Connections the database pool holds.', (p) => p.totalCount);
+    this.poolGauge('finance_intake_db_pool_idle_connections', 'Pooled connections not in use.', (p) => p.idleCount);
+    this.poolGauge(
+      'finance_intake_db_pool_waiting_requests',
+      'Queries waiting for a pooled connection.',
+      (p) => p.waitingCount,
+    );
+  }
+
+  private poolGauge(name: string, help: string, read: (pool: Pool) => number): void {
+    const gauge: Gauge = new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      // Read at scrape time; the pool exists only while the database connection is open.
+      collect: () => {
+        const pool = this.pool();
+        gauge.set(pool ? read(pool) : 0);
+      },
+    });
+  }
+
+  /** Where the pool gauges read from (TypeORM opens the pool during start-up). */
+  watchPool(pool: () => Pool | undefined): void {
+    this.pool = pool;
+  }
+
+  observeRequest(method: string, route: string | undefined, statusCode: number, seconds: number): void {
+    const status = String(statusCode);
+    this.requestDuration.observe(
+      { method: KNOWN_METHODS.has(method) ? method : 'other', route: route ?? UNMATCHED_ROUTE, status_code: status },
+      seconds,
+    );
+    if (statusCode === 429) this.rateLimitRejections.inc();
+    const provider = webhookProvider(route);
+    if (provider) this.webhookDeliveries.inc({ provider, outcome: webhookOutcome(statusCode) });
+    if (statusCode === 401 && route !== undefined && LOGIN_ROUTES.has(route)) this.loginFailures.inc();
+  }
+}
+
+const LOGIN_ROUTES = new Set(['/api/v1/login', '/api/v2/login']);
+
+function webhookProvider(route: string | undefined): WebhookProvider | undefined {
+  if (route === '/api/webhooks/signprovider-a') return 'signprovider-a';
+  if (route === '/api/webhooks/signprovider-b') return 'signprovider-b';
+  return undefined;
+}
+
+/** A delivery's outcome, from the answer the provider got. */
+function webhookOutcome(statusCode: number): string {
+  if (statusCode === 200) return 'accepted';
+  if (statusCode === 401) return 'bad_signature';
+  if (statusCode === 422) return 'invalid_payload';
+  if (statusCode === 429) return 'rate_limited';
+  if (statusCode >= 500) return 'error';
+  return 'refused';
+}
