@@ -307,7 +307,7 @@ describe('streaming import (issue 17)', () => {
         /^import: [a-z_ ]+, [\d.]+ MB of [\d.]+ MB read \(\d+%\), [\d,]+ records, [\d,]+ records\/s, \d+:\d\d$/,
       );
     }
-    expect(lines.at(-1)).toMatch(/^import: done, .* \(100%\), 700 records/);
+    expect(lines.at(-1)).toMatch(/^import: done, .* \(100%\), 1,000 records/);
 
     const res = await t.app.inject({
       method: 'GET',
