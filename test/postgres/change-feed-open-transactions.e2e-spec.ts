@@ -61,16 +61,20 @@ describe('change feed beside open transactions', () => {
     const slow = await connect();
     const fast = await connect();
     try {
-      const fastLead = randomUUID();
-      await insertLead(fast, fastLead, 'fast, first version');
+      // The fast writer changes a person: writes of one record type in one enterprise queue on
+      // that type's version row until they commit, so a second lead write would wait for slow.
+      const fastPerson = randomUUID();
+      await fast.query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, $2, 'Fast')`, [
+        fastPerson,
+        tenant.enterpriseId,
+      ]);
       let cursor = await cursorNow();
       const slowLead = randomUUID();
       await slow.query('BEGIN');
       await insertLead(slow, slowLead, 'slow');
-      // An update, not an insert: inserts of one enterprise queue on its row counter.
-      await fast.query(`UPDATE leads SET title = 'fast' WHERE id = $1`, [fastLead]);
+      await fast.query(`UPDATE people SET last_name = 'Faster' WHERE id = $1`, [fastPerson]);
 
-      // The fast lead committed, but the slow transaction began before it and may still commit:
+      // The fast update committed, but the slow transaction wrote before it and may still commit:
       // the cursor must not move past it.
       let body = await page(cursor);
       expect(body.data.map((e) => e.id)).not.toContain(slowLead);
@@ -81,14 +85,14 @@ describe('change feed beside open transactions', () => {
       await slow.query('COMMIT');
       const seen = new Set<string>();
       // Other transactions on the server (other suites) may hold the horizon back for a moment.
-      for (let i = 0; i < 100 && !(seen.has(slowLead) && seen.has(fastLead)); i++) {
+      for (let i = 0; i < 100 && !(seen.has(slowLead) && seen.has(fastPerson)); i++) {
         body = await page(cursor);
         for (const entry of body.data) seen.add(entry.id);
         cursor = body.meta.next_cursor;
         if (!body.meta.has_more) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(seen).toContain(slowLead);
-      expect(seen).toContain(fastLead);
+      expect(seen).toContain(fastPerson);
     } finally {
       await slow.end();
       await fast.end();
