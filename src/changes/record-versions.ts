@@ -1,12 +1,22 @@
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import type { ChangeType } from './change-types.js';
 
+/** The row-count row that carries each type's version (migration ChangeVersions). */
+const TABLE_OF_TYPE: Record<ChangeType, string> = {
+  person: 'people',
+  organisation: 'organisations',
+  application: 'applications',
+  quote: 'quotes',
+  lead: 'leads',
+  user: 'users',
+};
+
 /** The version of an enterprise's records of one type: moves on every committed change of any. */
 export async function typeVersion(db: SqlExecutor, enterpriseId: string, type: ChangeType): Promise<string> {
   const [row] = await selectRows<{ version: string }>(
     db,
-    `SELECT version::text AS version FROM change_log_versions WHERE enterprise_id = $1 AND record_type = $2`,
-    [enterpriseId, type],
+    `SELECT version::text AS version FROM tenant_row_counts WHERE enterprise_id = $1 AND table_name = $2`,
+    [enterpriseId, TABLE_OF_TYPE[type]],
   );
   return row?.version ?? '0';
 }

@@ -337,6 +337,26 @@ describe('change feed', () => {
       ]);
     });
 
+    it('an enterprise deleted by SQL takes its change log with it', async () => {
+      const gone = randomUUID();
+      await importFixture(t, {
+        enterprises: [{ id: gone, name: 'Gone Finance' }],
+        people: [personDoc(gone)],
+        leads: [{ id: randomUUID(), enterprise_id: gone, title: 'Gone' }],
+      });
+      const count = async () =>
+        (
+          await selectRows<{ n: number }>(
+            t.dataSource,
+            `SELECT count(*)::int AS n FROM change_log WHERE enterprise_id = $1`,
+            [gone],
+          )
+        )[0]?.n;
+      expect(await count()).toBe(2);
+      await t.dataSource.query(`DELETE FROM enterprises WHERE id = $1`, [gone]);
+      expect(await count()).toBe(0);
+    });
+
     it('coalesces: a record changed many times appears once, with its latest state, at its latest change', async () => {
       const cursor = await cursorNow();
       const other = person();

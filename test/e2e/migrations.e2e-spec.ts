@@ -12,7 +12,6 @@ const TABLES = [
   'addresses',
   'applications',
   'change_log',
-  'change_log_versions',
   'emails',
   'enterprises',
   'financials',
