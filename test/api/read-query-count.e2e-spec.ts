@@ -101,15 +101,16 @@ describe('a list page costs a fixed number of queries (no N+1)', () => {
   const RESOURCE_TABLES =
     /\b(people|organisations|applications|quotes|phone_numbers|emails|addresses|financials|tenant_row_counts)\b/;
 
+  // Each list also reads its ETag's version (one row of tenant_row_counts) before the page.
   it.each([
-    ['v2', '/people', 6],
-    ['v1', '/people', 6],
-    ['v2', '/organisations', 5],
-    ['v1', '/organisations', 5],
-    ['v2', '/applications', 2],
-    ['v1', '/applications', 2],
-    ['v2', '/quotes', 2],
-    ['v1', '/quotes', 3],
+    ['v2', '/people', 7],
+    ['v1', '/people', 7],
+    ['v2', '/organisations', 6],
+    ['v1', '/organisations', 6],
+    ['v2', '/applications', 3],
+    ['v1', '/applications', 3],
+    ['v2', '/quotes', 3],
+    ['v1', '/quotes', 4],
   ] as const)('%s %s: the same queries for a page of 100 as for a page of 1', async (version, url, expected) => {
     const full = await queriesOf(version, url, BIG);
     const single = await queriesOf(version, url, SMALL);
