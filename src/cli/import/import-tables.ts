@@ -3,6 +3,7 @@
  * table (a TEMP table of the import's transaction) that holds a section's rows before the
  * set-based checks and upserts read them.
  */
+import { MIXED_COLUMNS, TEXT_COLUMNS } from '../../leads/lead-fields.js';
 
 export type ColumnType =
   'uuid' | 'text' | 'smallint' | 'integer' | 'boolean' | 'date' | 'timestamptz(3)' | 'numeric(14,2)' | 'jsonb';
@@ -139,38 +140,9 @@ export const QUOTES: TargetTable = {
     total_finance_amount: 'numeric(14,2)',
   }),
 };
-/** A lead's mixed-typed fields, kept as JSON with their type. */
-export const LEAD_MIXED = [
-  'person_id',
-  'organisation_id',
-  'has_abn',
-  'user_assigned_id',
-  'purchase_price',
-  'deposit',
-  'trade_in',
-  'finance_amount',
-  'residual',
-  'finance_term',
-  'realestate_owner',
-  'finance_last_3_years',
-  'applied_already',
-  'broker_id',
-] as const;
-export const LEAD_TEXT = [
-  'title',
-  'description',
-  'person_name',
-  'organisation_name',
-  'abn',
-  'use',
-  'asset_description',
-  'funds_required_within',
-  'phone',
-  'phone_type',
-  'email',
-  'email_type',
-  'source',
-] as const;
+/** A lead's mixed-typed fields, kept as JSON with their type: the API's own lists. */
+export const LEAD_MIXED = MIXED_COLUMNS;
+export const LEAD_TEXT = TEXT_COLUMNS;
 export const LEADS: TargetTable = {
   table: 'leads',
   columns: [
