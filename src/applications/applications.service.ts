@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import type { PageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
-import { selectRows, type SqlExecutor } from '../database/sql.js';
+import { selectRows } from '../database/sql.js';
 import {
   countForEnterprise,
   newestFirst,
@@ -15,30 +15,7 @@ import {
   type PagePlan,
 } from '../database/tenant-page.js';
 import { presentApplication, type ApplicationRecord, type ApplicationRow } from './application.presenter.js';
-
-/** The stored columns of an application; the active quote's four are joined in. */
-const COLUMNS =
-  'id, enterprise_id, settlement_date_actual, contract_number, source_of_business, crm_deal_id, created_at, updated_at';
-
-/**
- * Applications chosen by `selection` (a subquery over `applications` returning COLUMNS), each
- * with the four fields of its active quote (R6): the most recently created quote flagged active,
- * ties broken by id; nulls without one. One query for any number of applications, served by the
- * partial index quotes_active_by_application_idx.
- */
-function withActiveQuote(selection: string): string {
-  return `SELECT a.id, a.enterprise_id, a.settlement_date_actual, a.contract_number, a.source_of_business,
-                 a.crm_deal_id, a.created_at, a.updated_at,
-                 q.asset_type, q.asset_description, q.financier, q.total_finance_amount
-            FROM (${selection}) a
-            LEFT JOIN LATERAL (
-              SELECT asset_type, asset_description, financier, total_finance_amount
-                FROM quotes
-               WHERE application_id = a.id AND is_active = 1
-               ORDER BY created_at DESC, id DESC
-               LIMIT 1
-            ) q ON true`;
-}
+import { APPLICATION_COLUMNS as COLUMNS, withActiveQuote } from './applications.queries.js';
 
 const pageSql = (plan: PagePlan): string =>
   `${withActiveQuote(
@@ -46,24 +23,6 @@ const pageSql = (plan: PagePlan): string =>
   )} ORDER BY ${newestFirst('a')}`;
 
 const BY_ID_SQL = withActiveQuote(`SELECT ${COLUMNS} FROM applications WHERE id = $1`);
-
-const BY_IDS_SQL = withActiveQuote(
-  `SELECT ${COLUMNS} FROM applications WHERE id = ANY($1::uuid[]) AND enterprise_id = $2`,
-);
-
-/**
- * The enterprise's applications with these ids, in one query (a page of quotes embeds them,
- * R5; the change feed loads a batch). Ids of other enterprises are left out.
- */
-export async function findApplicationsByIds(
-  db: SqlExecutor,
-  ids: readonly string[],
-  enterpriseId: string,
-): Promise<Map<string, ApplicationRecord>> {
-  if (ids.length === 0) return new Map();
-  const rows = await selectRows<ApplicationRow>(db, BY_IDS_SQL, [[...new Set(ids)], enterpriseId]);
-  return new Map(rows.map((row) => [row.id, presentApplication(row)]));
-}
 
 @Injectable()
 export class ApplicationsService {
@@ -84,10 +43,5 @@ export class ApplicationsService {
     if (!row) throw new RecordNotFoundException('Application', id);
     if (row.enterprise_id !== enterpriseId) throw new ForbiddenException({ message: ErrorMessages.forbidden });
     return presentApplication(row);
-  }
-
-  /** The enterprise's applications with these ids, in one query; other enterprises' left out. */
-  findByIds(ids: readonly string[], enterpriseId: string): Promise<Map<string, ApplicationRecord>> {
-    return findApplicationsByIds(this.dataSource, ids, enterpriseId);
   }
 }

@@ -1,11 +1,11 @@
-import { findApplicationsByIds } from '../applications/applications.service.js';
+import { findApplicationsByIds } from '../applications/applications.queries.js';
 import type { FieldCipher } from '../common/crypto/field-cipher.js';
 import { presentLead, LEAD_RECORD_COLUMNS, type LeadRow } from '../leads/lead.presenter.js';
 import { ORGANISATION_COLUMNS, type OrganisationRow } from '../organisations/organisation.presenter.js';
 import { presentOrganisations } from '../organisations/organisations.queries.js';
 import { presentPeople } from '../people/people.queries.js';
 import { PERSON_COLUMNS, type PersonRow } from '../people/person.presenter.js';
-import { presentQuotesWithApplications, QUOTE_COLUMNS } from '../quotes/quotes.service.js';
+import { presentQuotesWithApplications, QUOTE_COLUMNS } from '../quotes/quotes.queries.js';
 import type { QuoteRow } from '../quotes/quote.presenter.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { presentUser, USER_COLUMNS, type UserRow } from '../users/user.presenter.js';

@@ -1,11 +1,10 @@
 import { ForbiddenException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { findApplicationsByIds } from '../applications/applications.service.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import type { PageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
-import { selectRows, type SqlExecutor } from '../database/sql.js';
+import { selectRows } from '../database/sql.js';
 import {
   countForEnterprise,
   NEWEST_FIRST,
@@ -15,22 +14,7 @@ import {
   type Page,
 } from '../database/tenant-page.js';
 import { presentQuote, type QuoteRecord, type QuoteRow } from './quote.presenter.js';
-
-export const QUOTE_COLUMNS = 'id, enterprise_id, application_id, created_at, updated_at';
-const COLUMNS = QUOTE_COLUMNS;
-
-/** Quotes with their applications embedded (R5), one query for all the applications. */
-export async function presentQuotesWithApplications(
-  db: SqlExecutor,
-  rows: readonly QuoteRow[],
-  enterpriseId: string,
-): Promise<QuoteRecord[]> {
-  const ids = rows.flatMap((row) => (row.application_id === null ? [] : [row.application_id]));
-  const applications = await findApplicationsByIds(db, ids, enterpriseId);
-  return rows.map((row) =>
-    presentQuote(row, row.application_id === null ? null : (applications.get(row.application_id) ?? null)),
-  );
-}
+import { presentQuotesWithApplications, QUOTE_COLUMNS as COLUMNS } from './quotes.queries.js';
 
 @Injectable()
 export class QuotesService {

@@ -1,0 +1,44 @@
+import { selectRows, type SqlExecutor } from '../database/sql.js';
+import { presentApplication, type ApplicationRecord, type ApplicationRow } from './application.presenter.js';
+
+/** The stored columns of an application; the active quote's four are joined in. */
+export const APPLICATION_COLUMNS =
+  'id, enterprise_id, settlement_date_actual, contract_number, source_of_business, crm_deal_id, created_at, updated_at';
+
+/**
+ * Applications chosen by `selection` (a subquery over `applications` returning APPLICATION_COLUMNS), each
+ * with the four fields of its active quote (R6): the most recently created quote flagged active,
+ * ties broken by id; nulls without one. One query for any number of applications, served by the
+ * partial index quotes_active_by_application_idx.
+ */
+export function withActiveQuote(selection: string): string {
+  return `SELECT a.id, a.enterprise_id, a.settlement_date_actual, a.contract_number, a.source_of_business,
+                 a.crm_deal_id, a.created_at, a.updated_at,
+                 q.asset_type, q.asset_description, q.financier, q.total_finance_amount
+            FROM (${selection}) a
+            LEFT JOIN LATERAL (
+              SELECT asset_type, asset_description, financier, total_finance_amount
+                FROM quotes
+               WHERE application_id = a.id AND is_active = 1
+               ORDER BY created_at DESC, id DESC
+               LIMIT 1
+            ) q ON true`;
+}
+
+const BY_IDS_SQL = withActiveQuote(
+  `SELECT ${APPLICATION_COLUMNS} FROM applications WHERE id = ANY($1::uuid[]) AND enterprise_id = $2`,
+);
+
+/**
+ * The enterprise's applications with these ids, in one query (a page of quotes embeds them,
+ * R5; the change feed loads a batch). Ids of other enterprises are left out.
+ */
+export async function findApplicationsByIds(
+  db: SqlExecutor,
+  ids: readonly string[],
+  enterpriseId: string,
+): Promise<Map<string, ApplicationRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await selectRows<ApplicationRow>(db, BY_IDS_SQL, [[...new Set(ids)], enterpriseId]);
+  return new Map(rows.map((row) => [row.id, presentApplication(row)]));
+}

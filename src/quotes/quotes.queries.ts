@@ -1,0 +1,18 @@
+import { findApplicationsByIds } from '../applications/applications.queries.js';
+import type { SqlExecutor } from '../database/sql.js';
+import { presentQuote, type QuoteRecord, type QuoteRow } from './quote.presenter.js';
+
+export const QUOTE_COLUMNS = 'id, enterprise_id, application_id, created_at, updated_at';
+
+/** Quotes with their applications embedded (R5), one query for all the applications. */
+export async function presentQuotesWithApplications(
+  db: SqlExecutor,
+  rows: readonly QuoteRow[],
+  enterpriseId: string,
+): Promise<QuoteRecord[]> {
+  const ids = rows.flatMap((row) => (row.application_id === null ? [] : [row.application_id]));
+  const applications = await findApplicationsByIds(db, ids, enterpriseId);
+  return rows.map((row) =>
+    presentQuote(row, row.application_id === null ? null : (applications.get(row.application_id) ?? null)),
+  );
+}
