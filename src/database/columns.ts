@@ -6,11 +6,22 @@ export const flagTransformer = {
   from: (value: number | null): boolean => value === 1,
 };
 
-export function FlagColumn(options: ColumnOptions = {}): PropertyDecorator {
-  return Column({ type: 'smallint', transformer: flagTransformer, ...options });
+/** A 1/0 flag with its default (each flag's CHECK (x IN (0, 1)) is declared on its entity). */
+export function FlagColumn(defaultValue: 0 | 1, options: ColumnOptions = {}): PropertyDecorator {
+  return Column({ type: 'smallint', transformer: flagTransformer, default: defaultValue, ...options });
+}
+
+/** varchar(255), the length of most text columns. */
+export function VarcharColumn(options: ColumnOptions = {}): PropertyDecorator {
+  return Column({ type: 'varchar', length: 255, ...options });
 }
 
 /** timestamptz with millisecond precision, as every table stores its timestamps. */
 export function TimestampColumn(options: ColumnOptions = {}): PropertyDecorator {
   return Column({ type: 'timestamptz', precision: 3, ...options });
+}
+
+/** `created_at` / `updated_at`: now() unless the writer gives one. */
+export function RecordTimestampColumn(): PropertyDecorator {
+  return TimestampColumn({ default: () => 'now()' });
 }

@@ -1,13 +1,14 @@
-import { Entity, PrimaryColumn, Column } from 'typeorm';
-import { FlagColumn, TimestampColumn } from '../database/columns.js';
+import { Check, Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 
 @Entity('enterprises')
+@Check('enterprises_is_active_check', 'is_active IN (0, 1)')
 export class Enterprise {
-  @PrimaryColumn('uuid') id!: string;
-  @Column('varchar') name!: string;
-  @FlagColumn() isActive!: boolean;
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @VarcharColumn() name!: string;
+  @FlagColumn(1) isActive!: boolean;
   /** The provider B HMAC key, encrypted with APP_KEY. */
   @Column('text', { nullable: true }) signproviderBKeyEncrypted!: string | null;
-  @TimestampColumn() createdAt!: Date;
-  @TimestampColumn() updatedAt!: Date;
+  @RecordTimestampColumn() createdAt!: Date;
+  @RecordTimestampColumn() updatedAt!: Date;
 }

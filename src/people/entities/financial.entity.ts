@@ -1,14 +1,19 @@
-import { Entity, PrimaryColumn, Column } from 'typeorm';
-import { TimestampColumn } from '../../database/columns.js';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { RecordTimestampColumn, VarcharColumn } from '../../database/columns.js';
+import { Person } from './person.entity.js';
 
 @Entity('financials')
+/** Rows with amount <= 0 are never shown (R4), so the index leaves them out. */
+@Index('financials_person_idx', ['personId', 'createdAt', 'id'], { where: 'amount > 0' })
 export class Financial {
-  @PrimaryColumn('uuid') id!: string;
-  @Column('uuid') personId!: string;
-  @Column('varchar') type!: string;
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('uuid')
+  @ForeignKey(() => Person, { onDelete: 'CASCADE' })
+  personId!: string;
+  @VarcharColumn() type!: string;
   /** numeric(14,2), kept as the decimal string PostgreSQL returns. */
   @Column('numeric', { precision: 14, scale: 2 }) amount!: string;
-  @Column('varchar', { nullable: true }) category!: string | null;
-  @TimestampColumn() createdAt!: Date;
-  @TimestampColumn() updatedAt!: Date;
+  @VarcharColumn({ nullable: true }) category!: string | null;
+  @RecordTimestampColumn() createdAt!: Date;
+  @RecordTimestampColumn() updatedAt!: Date;
 }
