@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createRowCountTriggers, dropRowCountTriggers } from '../src/database/tenant-table-migration.js';
 
 const COUNTED_TABLES = ['people', 'organisations', 'applications', 'quotes', 'leads'] as const;
 
@@ -55,32 +56,11 @@ export class TenantRowCounts1763900000000 implements MigrationInterface {
         DELETE FROM tenant_row_counts WHERE table_name = TG_TABLE_NAME;
         RETURN NULL;
       END $$`);
-    for (const table of COUNTED_TABLES) {
-      await q.query(`
-        CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table}
-        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_insert()`);
-      await q.query(`
-        CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table}
-        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_delete()`);
-      await q.query(`
-        CREATE TRIGGER ${table}_count_move AFTER UPDATE OF enterprise_id ON ${table}
-        FOR EACH ROW WHEN (OLD.enterprise_id IS DISTINCT FROM NEW.enterprise_id)
-        EXECUTE FUNCTION tenant_row_counts_on_move()`);
-      await q.query(`
-        CREATE TRIGGER ${table}_count_truncate AFTER TRUNCATE ON ${table}
-        FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_truncate()`);
-      await q.query(`
-        INSERT INTO tenant_row_counts (enterprise_id, table_name, row_count)
-        SELECT enterprise_id, '${table}', count(*) FROM ${table} WHERE enterprise_id IS NOT NULL GROUP BY enterprise_id`);
-    }
+    for (const table of COUNTED_TABLES) await createRowCountTriggers(q, table);
   }
 
   public async down(q: QueryRunner): Promise<void> {
-    for (const table of COUNTED_TABLES) {
-      for (const trigger of ['insert', 'delete', 'move', 'truncate']) {
-        await q.query(`DROP TRIGGER IF EXISTS ${table}_count_${trigger} ON ${table}`);
-      }
-    }
+    for (const table of COUNTED_TABLES) await dropRowCountTriggers(q, table);
     for (const fn of ['on_insert()', 'on_delete()', 'on_move()', 'on_truncate()', 'add(text, uuid, bigint)']) {
       await q.query(`DROP FUNCTION IF EXISTS tenant_row_counts_${fn}`);
     }

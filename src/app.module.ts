@@ -16,13 +16,9 @@ import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { EnterprisesModule } from './enterprises/enterprises.module.js';
 import { LeadsModule } from './leads/leads.module.js';
-import { UsersModule } from './users/users.module.js';
-import { PeopleModule } from './people/people.module.js';
-import { OrganisationsModule } from './organisations/organisations.module.js';
-import { ApplicationsModule } from './applications/applications.module.js';
-import { QuotesModule } from './quotes/quotes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ChangesModule } from './changes/changes.module.js';
+import { ResourcesModule } from './resources/resources.module.js';
 
 @Module({})
 export class AppModule {
@@ -38,11 +34,7 @@ export class AppModule {
         WebhooksModule,
         AuthModule,
         EnterprisesModule,
-        UsersModule,
-        PeopleModule,
-        OrganisationsModule,
-        ApplicationsModule,
-        QuotesModule,
+        ResourcesModule,
         LeadsModule,
         ChangesModule,
         OpenApiModule,

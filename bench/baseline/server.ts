@@ -7,7 +7,7 @@ import { pageEnvelope, pageRequest, parsePage } from '../../src/common/http/pagi
 import { isMember } from '../../src/common/tenancy/membership-lookup.js';
 import { parseAppKey } from '../../src/config/app-key.js';
 import type { SqlExecutor } from '../../src/database/sql.js';
-import { listPeoplePage } from '../../src/people/people.queries.js';
+import { PEOPLE_ROWS, presentPeople } from '../../src/people/people.queries.js';
 import { presentLead } from '../../src/leads/lead.presenter.js';
 import { findLeadRow } from '../../src/leads/leads.queries.js';
 
@@ -50,7 +50,8 @@ app.get<{ Querystring: { page?: string } }>('/api/v2/people', async (request, re
   const enterpriseId = await caller(request, reply);
   if (!enterpriseId) return reply;
   const page = parsePage(request.query.page);
-  const { records, total } = await listPeoplePage(db, cipher, enterpriseId, pageRequest(page));
+  const { rows, total } = await PEOPLE_ROWS.listRows(db, enterpriseId, pageRequest(page));
+  const records = await presentPeople(db, cipher, rows);
   return pageEnvelope(records, total, page, `http://${request.headers.host ?? ''}/api/v2/people`);
 });
 

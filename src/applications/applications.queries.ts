@@ -1,9 +1,14 @@
+import { allColumnsOf, columnsOf } from '../database/entity-columns.js';
+import { Quote } from '../quotes/quote.entity.js';
+import { Application } from './application.entity.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { presentApplication, type ApplicationRecord, type ApplicationRow } from './application.presenter.js';
 
 /** The stored columns of an application; the active quote's four are joined in. */
-export const APPLICATION_COLUMNS =
-  'id, enterprise_id, settlement_date_actual, contract_number, source_of_business, crm_deal_id, created_at, updated_at';
+export const APPLICATION_COLUMNS = allColumnsOf(Application);
+
+/** The active quote's fields an application shows (R6). */
+const ACTIVE_QUOTE_FIELDS = ['assetType', 'assetDescription', 'financier', 'totalFinanceAmount'] as const;
 
 /**
  * Applications chosen by `selection` (a subquery over `applications` returning APPLICATION_COLUMNS), each
@@ -12,12 +17,10 @@ export const APPLICATION_COLUMNS =
  * partial index quotes_active_by_application_idx.
  */
 export function withActiveQuote(selection: string): string {
-  return `SELECT a.id, a.enterprise_id, a.settlement_date_actual, a.contract_number, a.source_of_business,
-                 a.crm_deal_id, a.created_at, a.updated_at,
-                 q.asset_type, q.asset_description, q.financier, q.total_finance_amount
+  return `SELECT ${allColumnsOf(Application, 'a')}, ${columnsOf(Quote, ACTIVE_QUOTE_FIELDS, 'q')}
             FROM (${selection}) a
             LEFT JOIN LATERAL (
-              SELECT asset_type, asset_description, financier, total_finance_amount
+              SELECT ${columnsOf(Quote, ACTIVE_QUOTE_FIELDS)}
                 FROM quotes
                WHERE application_id = a.id AND is_active = 1
                ORDER BY created_at DESC, id DESC

@@ -1,23 +1,12 @@
 import type { Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { ApplicationSchema } from '../applications/application.schema.js';
-import { LeadSchema } from '../leads/lead.schema.js';
-import { OrganisationSchema } from '../organisations/organisation.schema.js';
 import { NamedSchema } from '../openapi/record-schema.decorator.js';
 import { TimestampField, UuidField } from '../openapi/schema-properties.js';
-import { PersonSchema } from '../people/person.schema.js';
-import { QuoteSchema } from '../quotes/quote.schema.js';
-import { UserSchema } from '../users/user.schema.js';
-import { CHANGE_ACTIONS, MAX_CHANGE_LIMIT, type ChangeType } from './change-types.js';
+import { resourceOfType } from '../resources/tenant-resources.js';
+import { CHANGE_ACTIONS, CHANGE_TYPES, MAX_CHANGE_LIMIT, type ChangeType } from './change-types.js';
 
-const RECORDS: Record<ChangeType, { schema: Type; name: string }> = {
-  person: { schema: PersonSchema, name: 'PersonChange' },
-  organisation: { schema: OrganisationSchema, name: 'OrganisationChange' },
-  application: { schema: ApplicationSchema, name: 'ApplicationChange' },
-  quote: { schema: QuoteSchema, name: 'QuoteChange' },
-  lead: { schema: LeadSchema, name: 'LeadChange' },
-  user: { schema: UserSchema, name: 'UserChange' },
-};
+/** Entry schema names: `PersonChange` for the `person` type. */
+const entryName = (type: ChangeType): string => `${type[0]?.toUpperCase() ?? ''}${type.slice(1)}Change`;
 
 function entrySchema(type: ChangeType, record: Type, name: string): Type {
   @NamedSchema(name, `A change of a ${type}. The entry's own keys are the same in both versions.`)
@@ -41,9 +30,7 @@ function entrySchema(type: ChangeType, record: Type, name: string): Type {
   return Entry;
 }
 
-const ENTRIES = Object.entries(RECORDS).map(([type, { schema, name }]) =>
-  entrySchema(type as ChangeType, schema, name),
-);
+const ENTRIES = CHANGE_TYPES.map((type) => entrySchema(type, resourceOfType(type).schema, entryName(type)));
 
 @NamedSchema('ChangeLinks', 'Where to read on.')
 export class ChangeLinksSchema {

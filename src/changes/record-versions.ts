@@ -1,22 +1,16 @@
+import { resourceOfType } from '../resources/tenant-resources.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import type { ChangeType } from './change-types.js';
 
-/** The row-count row that carries each type's version (migration ChangeVersions). */
-const TABLE_OF_TYPE: Record<ChangeType, string> = {
-  person: 'people',
-  organisation: 'organisations',
-  application: 'applications',
-  quote: 'quotes',
-  lead: 'leads',
-  user: 'users',
-};
-
-/** The version of an enterprise's records of one type: moves on every committed change of any. */
+/**
+ * The version of an enterprise's records of one type: moves on every committed change of any. It
+ * is kept on the type's row-count row, named after the resource's path (migration ChangeVersions).
+ */
 export async function typeVersion(db: SqlExecutor, enterpriseId: string, type: ChangeType): Promise<string> {
   const [row] = await selectRows<{ version: string }>(
     db,
     `SELECT version::text AS version FROM tenant_row_counts WHERE enterprise_id = $1 AND table_name = $2`,
-    [enterpriseId, TABLE_OF_TYPE[type]],
+    [enterpriseId, resourceOfType(type).path],
   );
   return row?.version ?? '0';
 }

@@ -3,7 +3,11 @@ import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
 import type { FastifyRequest } from 'fastify';
 import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
-import { listUrl, pageEnvelope, parsePage } from '../common/http/pagination.js';
+import { listUrl, pageEnvelope, pageRequest, parsePage } from '../common/http/pagination.js';
+import type { ApiVersion } from '../common/http/api-version.js';
+import { RequestApiVersion } from '../common/http/api-version.decorator.js';
+import type { ResourceReader } from '../resources/resource-reader.js';
+import { LEADS } from './leads.resource.js';
 import { RecordIdPipe } from '../common/http/record-id.pipe.js';
 import { CurrentEnterprise } from '../common/tenancy/current-enterprise.decorator.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -16,7 +20,6 @@ import {
   ApiRecordId,
 } from '../openapi/api-responses.decorator.js';
 import type { LeadRecord } from './lead.presenter.js';
-import { LeadSchema } from './lead.schema.js';
 import type { LeadsService } from './leads.service.js';
 
 /**
@@ -27,34 +30,37 @@ import type { LeadsService } from './leads.service.js';
 export abstract class LeadRoutes {
   protected constructor(
     protected readonly leads: LeadsService,
+    private readonly reader: ResourceReader,
     private readonly config: AppConfig,
   ) {}
 
   @Get()
   @ConditionalRead('lead')
-  @Operation('listLeads', 'List leads', "The enterprise's leads, 100 a page.")
-  @ApiPage(LeadSchema, "A page of the enterprise's leads, newest first.")
+  @Operation(LEADS.list.id, LEADS.list.summary, LEADS.list.description)
+  @ApiPage(LEADS.schema, LEADS.list.answer)
   async list(
     @CurrentEnterprise() enterpriseId: string,
     @Query('page') page: unknown,
     @Req() request: FastifyRequest,
+    @RequestApiVersion() version: ApiVersion,
   ): Promise<PageEnvelope<LeadRecord>> {
     const current = parsePage(page);
-    const { records, total } = await this.leads.list(enterpriseId, current);
+    const { records, total } = await this.reader.listPage(LEADS, enterpriseId, pageRequest(current), version);
     return pageEnvelope(records, total, current, listUrl(request, this.config.appUrl));
   }
 
   @Get(':id')
   @ConditionalRead('lead')
-  @Operation('getLead', 'Retrieve a lead', 'A lead of the enterprise in the header, by id.')
-  @ApiRecord(LeadSchema, 'The lead.')
-  @ApiRecordId('Lead')
+  @Operation(LEADS.retrieve.id, LEADS.retrieve.summary, LEADS.retrieve.description)
+  @ApiRecord(LEADS.schema, LEADS.retrieve.answer)
+  @ApiRecordId(LEADS.model)
   @ApiOtherEnterprise()
   async retrieve(
-    @Param('id', new RecordIdPipe('Lead')) id: string,
+    @Param('id', new RecordIdPipe(LEADS.model)) id: string,
     @CurrentEnterprise() enterpriseId: string,
+    @RequestApiVersion() version: ApiVersion,
   ): Promise<DataEnvelope<LeadRecord>> {
-    return new DataEnvelope(await this.leads.get(id, enterpriseId));
+    return new DataEnvelope(await this.reader.get(LEADS, id, enterpriseId, version));
   }
 
   /** Leads are never deleted through the API (spec 4.2, R11): 403 after authentication. */

@@ -1,17 +1,22 @@
-import { Entity, PrimaryColumn, Column } from 'typeorm';
-import { TimestampColumn } from '../database/columns.js';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
+import { Enterprise } from '../enterprises/enterprise.entity.js';
 
 /** A JSON scalar as stored in the mixed-typed lead columns (R16). */
 export type MixedValue = string | number | boolean | null;
 
 @Entity('leads')
+/** The list order of R7 (created_at and id descending in the index; TypeORM cannot say so). */
+@Index('leads_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
 export class Lead {
-  @PrimaryColumn('uuid') id!: string;
-  @Column('uuid', { nullable: true }) enterpriseId!: string | null;
-  @Column('varchar') title!: string;
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('uuid', { nullable: true })
+  @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
+  enterpriseId!: string | null;
+  @VarcharColumn() title!: string;
   @Column('text', { nullable: true }) description!: string | null;
-  @Column('varchar', { nullable: true }) personName!: string | null;
-  @Column('varchar', { nullable: true }) organisationName!: string | null;
+  @VarcharColumn({ nullable: true }) personName!: string | null;
+  @VarcharColumn({ nullable: true }) organisationName!: string | null;
   @Column('jsonb', { nullable: true }) personId!: MixedValue;
   @Column('jsonb', { nullable: true }) organisationId!: MixedValue;
   @Column('jsonb', { nullable: true }) hasAbn!: MixedValue;
@@ -36,7 +41,7 @@ export class Lead {
   @Column('text', { nullable: true }) emailType!: string | null;
   @Column('text', { nullable: true }) source!: string | null;
   /** Body keys v1 accepts beyond its rule set, kept so nothing a client sends is lost (R16). */
-  @Column('jsonb') extraInput!: Record<string, unknown>;
-  @TimestampColumn() createdAt!: Date;
-  @TimestampColumn() updatedAt!: Date;
+  @Column('jsonb', { default: {} }) extraInput!: Record<string, unknown>;
+  @RecordTimestampColumn() createdAt!: Date;
+  @RecordTimestampColumn() updatedAt!: Date;
 }

@@ -1,3 +1,5 @@
+import { columnsOf } from '../database/entity-columns.js';
+import { Lead } from './lead.entity.js';
 export interface LeadRow {
   id: string;
   enterprise_id: string | null;
@@ -22,8 +24,19 @@ export interface LeadRecord {
 }
 
 /** The columns presentLead reads; unqualified, so they work in RETURNING too. */
-export const LEAD_RECORD_COLUMNS =
-  'id, enterprise_id, title, description, person_name, organisation_name, created_at, updated_at';
+/** The lead columns a record shows. */
+export const LEAD_RECORD_FIELDS = [
+  'id',
+  'enterpriseId',
+  'title',
+  'description',
+  'personName',
+  'organisationName',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof Lead)[];
+
+export const LEAD_RECORD_COLUMNS = columnsOf(Lead, LEAD_RECORD_FIELDS);
 
 export function presentLead(row: LeadRow): LeadRecord {
   return {

@@ -2,20 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { ForbiddenException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { poolReader } from '../database/pool-reader.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
-import { pageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
-import { countForEnterprise, NEWEST_FIRST, pageIdsSql, pageParams, planPage } from '../database/tenant-page.js';
 import { MIXED_COLUMNS, type LeadChanges, type LeadColumns } from './lead-fields.js';
-import { findLeadRow } from './leads.queries.js';
 import { LEAD_RECORD_COLUMNS, presentLead, type LeadRecord, type LeadRow } from './lead.presenter.js';
-
-export interface LeadPage {
-  records: LeadRecord[];
-  total: number;
-}
 
 const MIXED = new Set<string>(MIXED_COLUMNS);
 
@@ -45,25 +36,6 @@ function columnParameters(
 @Injectable()
 export class LeadsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** One page of the enterprise's leads, newest first (R7). */
-  async list(enterpriseId: string, page: number): Promise<LeadPage> {
-    const total = await countForEnterprise(this.dataSource, 'leads', enterpriseId);
-    const plan = planPage(pageRequest(page), total);
-    if (!plan) return { records: [], total };
-    const rows = await selectRows<LeadRow>(
-      this.dataSource,
-      `SELECT ${LEAD_RECORD_COLUMNS} FROM leads JOIN (${pageIdsSql('leads', plan)}) k USING (id) ORDER BY ${NEWEST_FIRST}`,
-      pageParams(enterpriseId, plan),
-    );
-    return { records: rows.map(presentLead), total };
-  }
-
-  /** 404 when there is no such lead, 403 when it belongs to another enterprise. */
-  async get(id: string, enterpriseId: string): Promise<LeadRecord> {
-    const row = await findLeadRow(poolReader(this.dataSource), id);
-    return presentLead(this.owned(row, id, enterpriseId));
-  }
 
   /** R9 step 6 before the body is validated: 404 when absent, 403 when another enterprise's. */
   async assertAccessible(id: string, enterpriseId: string): Promise<void> {

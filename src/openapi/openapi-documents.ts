@@ -16,6 +16,7 @@ import { ALWAYS_FORBIDDEN, IDEMPOTENT_WRITE, NO_DATABASE } from './api-responses
 import { IDEMPOTENT_REPLAYED_HEADER } from '../common/idempotency/idempotency-key.js';
 import { DEMO_ENTERPRISE_ID } from '../demo/demo-document.js';
 import { ETAG_EXTENSION } from '../changes/conditional-read.interceptor.js';
+import { TENANT_RESOURCES } from '../resources/tenant-resources.js';
 
 export type JsonObject = { [key: string]: unknown };
 export type OpenApiDocument = JsonObject & { paths: Record<string, Record<string, JsonObject>> };
@@ -34,12 +35,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
     description: 'Log in for a bearer token, log out to revoke it. Registration is disabled.',
   },
   { name: 'Enterprises', description: 'The enterprises (tenants) the caller belongs to. No enterprise header.' },
-  { name: 'Users', description: 'Users of the enterprise in the header. Read-only.' },
-  { name: 'Leads', description: 'The one writable resource: list, retrieve, create and update.' },
-  { name: 'People', description: 'Natural persons. Read-only.' },
-  { name: 'Organisations', description: 'Legal entities. Read-only.' },
-  { name: 'Applications', description: 'Finance applications. Read-only.' },
-  { name: 'Quotes', description: 'Finance scenarios of an application. Read-only.' },
+  ...TENANT_RESOURCES.map((resource) => resource.tag),
   {
     name: 'Changes',
     description: 'What changed in the enterprise since a cursor: keep a copy in sync without re-reading every list.',

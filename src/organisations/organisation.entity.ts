@@ -1,32 +1,37 @@
-import { Entity, PrimaryColumn, Column } from 'typeorm';
-import { FlagColumn, TimestampColumn } from '../database/columns.js';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
+import { Enterprise } from '../enterprises/enterprise.entity.js';
 
 @Entity('organisations')
+@Index('organisations_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
+@Check('organisations_gst_registered_check', 'gst_registered IN (0, 1)')
 export class Organisation {
-  @PrimaryColumn('uuid') id!: string;
-  @Column('uuid', { nullable: true }) enterpriseId!: string | null;
-  @Column('varchar') legalName!: string;
-  @Column('varchar', { nullable: true }) legalStructure!: string | null;
-  @Column('varchar', { nullable: true }) shortName!: string | null;
-  @Column('varchar', { nullable: true }) trustName!: string | null;
-  @Column('varchar', { nullable: true }) acn!: string | null;
-  @Column('varchar', { nullable: true }) abn!: string | null;
-  @Column('varchar', { nullable: true }) entityType!: string | null;
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('uuid', { nullable: true })
+  @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
+  enterpriseId!: string | null;
+  @VarcharColumn() legalName!: string;
+  @VarcharColumn({ nullable: true }) legalStructure!: string | null;
+  @VarcharColumn({ nullable: true }) shortName!: string | null;
+  @VarcharColumn({ nullable: true }) trustName!: string | null;
+  @VarcharColumn({ nullable: true }) acn!: string | null;
+  @VarcharColumn({ nullable: true }) abn!: string | null;
+  @VarcharColumn({ nullable: true }) entityType!: string | null;
   @Column('date', { nullable: true }) abnRegistration!: string | null;
-  @Column('varchar', { nullable: true }) abnStatus!: string | null;
-  @FlagColumn() gstRegistered!: boolean;
+  @VarcharColumn({ nullable: true }) abnStatus!: string | null;
+  @FlagColumn(0) gstRegistered!: boolean;
   @Column('date', { nullable: true }) gstDate!: string | null;
-  @Column('varchar', { nullable: true }) businessName!: string | null;
-  @Column('varchar', { nullable: true }) businessName2!: string | null;
-  @Column('varchar', { nullable: true }) businessName3!: string | null;
-  @Column('varchar', { nullable: true }) formerName!: string | null;
-  @Column('varchar', { nullable: true }) formerName2!: string | null;
-  @Column('varchar', { nullable: true }) formerName3!: string | null;
+  @VarcharColumn({ nullable: true }) businessName!: string | null;
+  @VarcharColumn({ nullable: true }) businessName2!: string | null;
+  @VarcharColumn({ nullable: true }) businessName3!: string | null;
+  @VarcharColumn({ nullable: true }) formerName!: string | null;
+  @VarcharColumn({ nullable: true }) formerName2!: string | null;
+  @VarcharColumn({ nullable: true }) formerName3!: string | null;
   @Column('text', { nullable: true }) description!: string | null;
   @Column('date', { nullable: true }) establishedDate!: string | null;
   @Column('integer', { nullable: true }) employeesCount!: number | null;
-  @Column('varchar', { nullable: true }) industry!: string | null;
-  @Column('varchar', { nullable: true }) website!: string | null;
-  @TimestampColumn() createdAt!: Date;
-  @TimestampColumn() updatedAt!: Date;
+  @VarcharColumn({ nullable: true }) industry!: string | null;
+  @VarcharColumn({ length: 2048, nullable: true }) website!: string | null;
+  @RecordTimestampColumn() createdAt!: Date;
+  @RecordTimestampColumn() updatedAt!: Date;
 }

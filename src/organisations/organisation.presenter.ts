@@ -1,9 +1,8 @@
 import type { ContactCollections } from '../common/contacts/contact.presenter.js';
+import { allColumnsOf } from '../database/entity-columns.js';
+import { Organisation } from './organisation.entity.js';
 
-export const ORGANISATION_COLUMNS = `o.id, o.enterprise_id, o.legal_name, o.legal_structure, o.short_name, o.trust_name,
-  o.acn, o.abn, o.entity_type, o.abn_registration, o.abn_status, o.gst_registered, o.gst_date, o.business_name,
-  o.business_name2, o.business_name3, o.former_name, o.former_name2, o.former_name3, o.description,
-  o.established_date, o.employees_count, o.industry, o.website, o.created_at, o.updated_at`;
+export const ORGANISATION_COLUMNS = allColumnsOf(Organisation, 'o');
 
 export interface OrganisationRow {
   id: string;

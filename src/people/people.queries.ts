@@ -1,16 +1,8 @@
 import { loadContacts } from '../common/contacts/contacts.loader.js';
 import type { FieldCipher } from '../common/crypto/field-cipher.js';
-import type { PageRequest } from '../common/http/pagination.js';
 import { selectOwnedRows } from '../database/owned-rows.js';
-import { selectRows, type SqlExecutor } from '../database/sql.js';
-import {
-  countForEnterprise,
-  newestFirst,
-  pageIdsSql,
-  pageParams,
-  planPage,
-  type Page,
-} from '../database/tenant-page.js';
+import type { SqlExecutor } from '../database/sql.js';
+import { tenantTableRows } from '../resources/row-sources.js';
 import {
   PERSON_COLUMNS,
   presentFinancial,
@@ -21,7 +13,7 @@ import {
 } from './person.presenter.js';
 
 /**
- * People reads as plain functions over any SQL executor: the Nest service uses them, and so does
+ * People reads as plain functions over any SQL executor: the resource descriptor uses them, and so does
  * the benchmark's raw Fastify + pg baseline, so both run the same SQL and build the same bytes.
  */
 
@@ -29,29 +21,8 @@ import {
 const FINANCIALS_SQL = `SELECT person_id AS owner_id, id, type, amount, category, created_at, updated_at
   FROM financials WHERE person_id = ANY($1::uuid[]) AND amount > 0 ORDER BY owner_id, created_at, id`;
 
-/** One page of the enterprise's people (R7): six queries whatever the page holds or where it is. */
-export async function listPeoplePage(
-  db: SqlExecutor,
-  cipher: FieldCipher,
-  enterpriseId: string,
-  page: PageRequest,
-): Promise<Page<PersonRecord>> {
-  const total = await countForEnterprise(db, 'people', enterpriseId);
-  const plan = planPage(page, total);
-  if (!plan) return { records: [], total };
-  const rows = await selectRows<PersonRow>(
-    db,
-    `SELECT ${PERSON_COLUMNS} FROM people p JOIN (${pageIdsSql('people', plan)}) k ON k.id = p.id
-      ORDER BY ${newestFirst('p')}`,
-    pageParams(enterpriseId, plan),
-  );
-  return { records: await presentPeople(db, cipher, rows), total };
-}
-
-export async function findPersonRow(db: SqlExecutor, id: string): Promise<PersonRow | undefined> {
-  const [row] = await selectRows<PersonRow>(db, `SELECT ${PERSON_COLUMNS} FROM people p WHERE p.id = $1`, [id]);
-  return row;
-}
+/** The people of an enterprise: list index, primary key and batches (R7). */
+export const PEOPLE_ROWS = tenantTableRows<PersonRow>({ table: 'people', alias: 'p', columns: PERSON_COLUMNS });
 
 /** The nested rows of all the people in one query per table, assembled in memory. */
 export async function presentPeople(

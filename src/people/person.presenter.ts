@@ -1,10 +1,10 @@
 import { capitaliseWords, upperFirst } from '../common/contacts/labels.js';
 import type { Collection, ContactCollections } from '../common/contacts/contact.presenter.js';
+import { allColumnsOf } from '../database/entity-columns.js';
+import { Person } from './entities/person.entity.js';
 
 /** The person columns a record needs; the first name still encrypted. */
-export const PERSON_COLUMNS = `p.id, p.enterprise_id, p.title, p.first_name_encrypted, p.middle_name, p.last_name,
-  p.salutation, p.maiden_name, p.birthday, p.gender, p.licence, p.licence_card, p.licence_state, p.licence_expiry,
-  p.dependents, p.dependents_ages, p.marital_status, p.residency_status, p.created_at, p.updated_at`;
+export const PERSON_COLUMNS = allColumnsOf(Person, 'p');
 
 export interface PersonRow {
   id: string;

@@ -1,8 +1,10 @@
 import { findApplicationsByIds } from '../applications/applications.queries.js';
 import type { SqlExecutor } from '../database/sql.js';
 import { presentQuote, type QuoteRecord, type QuoteRow } from './quote.presenter.js';
+import { columnsOf } from '../database/entity-columns.js';
+import { Quote } from './quote.entity.js';
 
-export const QUOTE_COLUMNS = 'id, enterprise_id, application_id, created_at, updated_at';
+export const QUOTE_COLUMNS = columnsOf(Quote, ['id', 'enterpriseId', 'applicationId', 'createdAt', 'updatedAt']);
 
 /** Quotes with their applications embedded (R5), one query for all the applications. */
 export async function presentQuotesWithApplications(

@@ -1,3 +1,5 @@
+import { columnsOf } from '../database/entity-columns.js';
+import { User } from './user.entity.js';
 export interface UserRow {
   id: string;
   name: string;
@@ -16,7 +18,7 @@ export interface UserRecord {
   updated_at: string;
 }
 
-export const USER_COLUMNS = 'u.id, u.name, u.email, u.is_active, u.created_at, u.updated_at';
+export const USER_COLUMNS = columnsOf(User, ['id', 'name', 'email', 'isActive', 'createdAt', 'updatedAt'], 'u');
 
 export function presentUser(row: UserRow): UserRecord {
   return {

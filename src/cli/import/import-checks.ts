@@ -1,6 +1,23 @@
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
-import { NESTED_TABLES, type StageName } from './import-tables.js';
+import { NESTED_TABLES, STAGES, type StageName } from './import-tables.js';
 import type { ProblemList } from './problem-list.js';
+import { TENANT_RESOURCES } from '../../resources/tenant-resources.js';
+import type { ImportReference } from '../../resources/tenant-resource.js';
+
+function stageName(section: string): StageName {
+  if (!(section in STAGES)) throw new Error(`The import file has no section ${section}`);
+  return section as StageName;
+}
+
+/** Sections of tenant tables, in the file's order: each row's enterprise_id must resolve. */
+const TENANT_SECTIONS = (Object.keys(STAGES) as StageName[]).filter((section) =>
+  TENANT_RESOURCES.some((resource) => resource.rows.table === section),
+);
+
+/** The other references each tenant section declares. */
+const REFERENCES = TENANT_RESOURCES.flatMap((resource) =>
+  (resource.importReferences ?? []).map((reference) => ({ section: stageName(resource.path), reference })),
+);
 
 /** People before organisations, then by position: the order problems are reported in. */
 const OWNER_ORDER = `(CASE owner_section WHEN 'people' THEN 0 ELSE 1 END * 2147483648::bigint + owner_ord)`;
@@ -57,7 +74,9 @@ export class ImportChecks {
       );
     }
     await this.enterpriseReferences();
-    if (this.staged('quotes')) await this.quoteApplications();
+    for (const { section, reference } of REFERENCES) {
+      if (this.staged(section)) await this.reference(section, reference);
+    }
     if (this.staged('users')) await this.users();
     if (this.staged('signing_documents')) {
       await this.check(
@@ -110,7 +129,7 @@ export class ImportChecks {
   }
 
   private async enterpriseReferences(): Promise<void> {
-    const sources: StageName[] = ['people', 'organisations', 'applications', 'quotes', 'leads', 'signing_documents'];
+    const sources: StageName[] = [...TENANT_SECTIONS, 'signing_documents'];
     const inFile = this.staged('enterprises')
       ? `OR EXISTS (SELECT 1 FROM import_enterprises f WHERE f.id = s.enterprise_id)`
       : '';
@@ -134,20 +153,25 @@ export class ImportChecks {
     }
   }
 
-  private async quoteApplications(): Promise<void> {
-    // An application in the file wins over the stored one with the same id.
-    const fromFile = this.staged('applications')
-      ? `(SELECT a.enterprise_id FROM import_applications a WHERE a.id = q.application_id LIMIT 1),`
+  /**
+   * Each row's reference resolves to a record of the file (which wins over a stored one with the
+   * same id) or of the database, and, when the reference demands it, of the same enterprise.
+   */
+  private async reference(section: StageName, reference: ImportReference): Promise<void> {
+    const { column, section: target, noun } = reference;
+    const fromFile = this.staged(stageName(target))
+      ? `(SELECT t.enterprise_id FROM import_${target} t WHERE t.id = s.${column} LIMIT 1),`
       : '';
+    const otherEnterprise = reference.sameEnterprise ? `OR o.enterprise_id <> s.enterprise_id` : '';
     await this.check(
-      `SELECT q.ord AS o1, 0 AS o2, 0 AS o3, 'quotes[' || q.ord || '].application_id' AS path,
-              CASE WHEN o.enterprise_id IS NULL THEN 'no application has the id ' || q.application_id
-                   ELSE 'the application belongs to another enterprise' END AS message
-         FROM import_quotes q
+      `SELECT s.ord AS o1, 0 AS o2, 0 AS o3, '${section}[' || s.ord || '].${column}' AS path,
+              CASE WHEN o.enterprise_id IS NULL THEN 'no ${noun} has the id ' || s.${column}
+                   ELSE 'the ${noun} belongs to another enterprise' END AS message
+         FROM import_${section} s
          CROSS JOIN LATERAL (SELECT COALESCE(${fromFile}
-                               (SELECT a.enterprise_id FROM applications a WHERE a.id = q.application_id))
+                               (SELECT t.enterprise_id FROM ${target} t WHERE t.id = s.${column}))
                                AS enterprise_id) o
-        WHERE q.application_id IS NOT NULL AND (o.enterprise_id IS NULL OR o.enterprise_id <> q.enterprise_id)`,
+        WHERE s.${column} IS NOT NULL AND (o.enterprise_id IS NULL ${otherEnterprise})`,
     );
   }
 

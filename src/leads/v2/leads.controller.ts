@@ -13,6 +13,7 @@ import type { LeadChanges } from '../lead-fields.js';
 import type { LeadRecord } from '../lead.presenter.js';
 import { LeadRoutes } from '../lead-routes.js';
 import { LeadsService } from '../leads.service.js';
+import { ResourceReader } from '../../resources/resource-reader.js';
 import { LeadSchema } from '../lead.schema.js';
 import { Operation } from '../../openapi/api-operation.decorator.js';
 import {
@@ -34,10 +35,11 @@ import { V2LeadInputPipe } from './lead-input.pipe.js';
 export class V2LeadsController extends LeadRoutes {
   constructor(
     leads: LeadsService,
+    reader: ResourceReader,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly writes: IdempotentWrites,
   ) {
-    super(leads, config);
+    super(leads, reader, config);
   }
 
   @Post()

@@ -1,27 +1,31 @@
-import { Entity, PrimaryColumn, Column } from 'typeorm';
-import { TimestampColumn } from '../../database/columns.js';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { RecordTimestampColumn, VarcharColumn } from '../../database/columns.js';
+import { Enterprise } from '../../enterprises/enterprise.entity.js';
 
 @Entity('people')
+@Index('people_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
 export class Person {
-  @PrimaryColumn('uuid') id!: string;
-  @Column('uuid', { nullable: true }) enterpriseId!: string | null;
-  @Column('varchar', { nullable: true }) title!: string | null;
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('uuid', { nullable: true })
+  @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
+  enterpriseId!: string | null;
+  @VarcharColumn({ nullable: true }) title!: string | null;
   /** AES-256-GCM with APP_KEY (R23); see FieldCipher. */
   @Column('text', { nullable: true }) firstNameEncrypted!: string | null;
-  @Column('varchar', { nullable: true }) middleName!: string | null;
-  @Column('varchar', { nullable: true }) lastName!: string | null;
-  @Column('varchar', { nullable: true }) salutation!: string | null;
-  @Column('varchar', { nullable: true }) maidenName!: string | null;
+  @VarcharColumn({ nullable: true }) middleName!: string | null;
+  @VarcharColumn({ nullable: true }) lastName!: string | null;
+  @VarcharColumn({ nullable: true }) salutation!: string | null;
+  @VarcharColumn({ nullable: true }) maidenName!: string | null;
   @Column('date', { nullable: true }) birthday!: string | null;
-  @Column('varchar', { nullable: true }) gender!: string | null;
-  @Column('varchar', { nullable: true }) licence!: string | null;
-  @Column('varchar', { nullable: true }) licenceCard!: string | null;
-  @Column('varchar', { nullable: true }) licenceState!: string | null;
+  @VarcharColumn({ nullable: true }) gender!: string | null;
+  @VarcharColumn({ nullable: true }) licence!: string | null;
+  @VarcharColumn({ nullable: true }) licenceCard!: string | null;
+  @VarcharColumn({ nullable: true }) licenceState!: string | null;
   @Column('date', { nullable: true }) licenceExpiry!: string | null;
   @Column('integer', { nullable: true }) dependents!: number | null;
-  @Column('varchar', { nullable: true }) dependentsAges!: string | null;
-  @Column('varchar', { nullable: true }) maritalStatus!: string | null;
-  @Column('varchar', { nullable: true }) residencyStatus!: string | null;
-  @TimestampColumn() createdAt!: Date;
-  @TimestampColumn() updatedAt!: Date;
+  @VarcharColumn({ nullable: true }) dependentsAges!: string | null;
+  @VarcharColumn({ nullable: true }) maritalStatus!: string | null;
+  @VarcharColumn({ nullable: true }) residencyStatus!: string | null;
+  @RecordTimestampColumn() createdAt!: Date;
+  @RecordTimestampColumn() updatedAt!: Date;
 }

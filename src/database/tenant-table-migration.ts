@@ -1,0 +1,57 @@
+import type { QueryRunner } from 'typeorm';
+
+/**
+ * What every tenant table needs besides its columns, for a migration to call once per table:
+ * the list index of R7's order and the row-count triggers behind a list's `meta.total`. The
+ * trigger functions themselves are created once, by migration TenantRowCounts; a table created
+ * later calls `addTenantTable` in its own migration (docs/extending.md).
+ */
+
+const ROW_COUNT_TRIGGERS = ['insert', 'delete', 'move', 'truncate'] as const;
+
+/** The (enterprise_id, created_at DESC, id DESC) index a list page is read from. */
+export async function createListIndex(q: QueryRunner, table: string): Promise<void> {
+  await q.query(`CREATE INDEX ${table}_enterprise_newest_idx ON ${table} (enterprise_id, created_at DESC, id DESC)`);
+}
+
+/**
+ * Per-enterprise row counts kept by triggers: inserts and deletes per statement through
+ * transition tables, a move to another enterprise per row (and only then), truncation. Back-fills
+ * the counts of rows already there.
+ */
+export async function createRowCountTriggers(q: QueryRunner, table: string): Promise<void> {
+  await q.query(`
+        CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table}
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_insert()`);
+  await q.query(`
+        CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table}
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_delete()`);
+  await q.query(`
+        CREATE TRIGGER ${table}_count_move AFTER UPDATE OF enterprise_id ON ${table}
+        FOR EACH ROW WHEN (OLD.enterprise_id IS DISTINCT FROM NEW.enterprise_id)
+        EXECUTE FUNCTION tenant_row_counts_on_move()`);
+  await q.query(`
+        CREATE TRIGGER ${table}_count_truncate AFTER TRUNCATE ON ${table}
+        FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_truncate()`);
+  await q.query(`
+        INSERT INTO tenant_row_counts (enterprise_id, table_name, row_count)
+        SELECT enterprise_id, '${table}', count(*) FROM ${table} WHERE enterprise_id IS NOT NULL GROUP BY enterprise_id`);
+}
+
+export async function dropRowCountTriggers(q: QueryRunner, table: string): Promise<void> {
+  for (const trigger of ROW_COUNT_TRIGGERS)
+    await q.query(`DROP TRIGGER IF EXISTS ${table}_count_${trigger} ON ${table}`);
+  await q.query(`DELETE FROM tenant_row_counts WHERE table_name = $1`, [table]);
+}
+
+/** A new tenant table's index and row counts, in the migration that creates the table. */
+export async function addTenantTable(q: QueryRunner, table: string): Promise<void> {
+  await createListIndex(q, table);
+  await createRowCountTriggers(q, table);
+}
+
+/** The reverse of `addTenantTable`, before the table is dropped. */
+export async function removeTenantTable(q: QueryRunner, table: string): Promise<void> {
+  await dropRowCountTriggers(q, table);
+  await q.query(`DROP INDEX IF EXISTS ${table}_enterprise_newest_idx`);
+}

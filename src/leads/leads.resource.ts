@@ -1,0 +1,31 @@
+import { columnsOf } from '../database/entity-columns.js';
+import type { TenantResource } from '../resources/tenant-resource.js';
+import { tenantTableRows } from '../resources/row-sources.js';
+import { LEAD_RECORD_FIELDS, presentLead, type LeadRecord, type LeadRow } from './lead.presenter.js';
+import { Lead } from './lead.entity.js';
+import { LeadSchema } from './lead.schema.js';
+
+/** Leads' reads; its writes are its own (the version controllers, LeadsService). */
+export const LEADS: TenantResource<LeadRow, LeadRecord> = {
+  path: 'leads',
+  model: 'Lead',
+  changeType: 'lead',
+  tag: { name: 'Leads', description: 'The one writable resource: list, retrieve, create and update.' },
+  entity: Lead,
+  schema: LeadSchema,
+  list: {
+    id: 'listLeads',
+    summary: 'List leads',
+    description: "The enterprise's leads, 100 a page.",
+    answer: "A page of the enterprise's leads, newest first.",
+  },
+  retrieve: {
+    id: 'getLead',
+    summary: 'Retrieve a lead',
+    description: 'A lead of the enterprise in the header, by id.',
+    answer: 'The lead.',
+  },
+  rows: tenantTableRows({ table: 'leads', alias: 'l', columns: columnsOf(Lead, LEAD_RECORD_FIELDS, 'l') }),
+  present: (rows) => Promise.resolve(rows.map(presentLead)),
+  writable: true,
+};

@@ -1,0 +1,88 @@
+import { Controller, Get, Inject, Param, Req, type Type } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
+import { BOTH_VERSIONS, type ApiVersion } from '../common/http/api-version.js';
+import { RequestApiVersion } from '../common/http/api-version.decorator.js';
+import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
+import { listUrl, pageEnvelope, pageRequest, parsePage } from '../common/http/pagination.js';
+import { ReadOnlyRoutes } from '../common/http/read-only-routes.js';
+import { RecordIdPipe } from '../common/http/record-id.pipe.js';
+import { CurrentEnterprise } from '../common/tenancy/current-enterprise.decorator.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Operation } from '../openapi/api-operation.decorator.js';
+import { ApiList, ApiOtherEnterprise, ApiPage, ApiRecord, ApiRecordId } from '../openapi/api-responses.decorator.js';
+import { ResourceReader } from './resource-reader.js';
+import type { TenantResource } from './tenant-resource.js';
+
+type Record = { id: string };
+
+/** The list and retrieve routes of a resource, as its descriptor describes them (R7-R9). */
+export function resourceReadRoutes(resource: TenantResource): MethodDecorator[][] {
+  const { list, retrieve, changeType } = resource;
+  const conditional = changeType ? [ConditionalRead(changeType)] : [];
+  return [
+    [
+      Get(),
+      ...conditional,
+      Operation(list.id, list.summary, list.description),
+      resource.rows.paged ? ApiPage(resource.schema, list.answer) : ApiList(resource.schema, list.answer),
+    ],
+    [
+      Get(':id'),
+      ...conditional,
+      Operation(retrieve.id, retrieve.summary, retrieve.description),
+      ApiRecord(resource.schema, retrieve.answer),
+      ApiRecordId(resource.model),
+      ApiOtherEnterprise(retrieve.otherEnterprise),
+    ],
+  ];
+}
+
+/**
+ * The controller of a read-only resource, in both versions: list, retrieve and the 403 of every
+ * write (R11, inherited from ReadOnlyRoutes). v1 differs only by the global casing step (R1).
+ */
+export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoutes> {
+  @Controller({ path: resource.path, version: BOTH_VERSIONS })
+  @ApiTags(resource.tag.name)
+  class ResourceController extends ReadOnlyRoutes {
+    constructor(
+      readonly reader: ResourceReader,
+      @Inject(APP_CONFIG) readonly config: AppConfig,
+    ) {
+      super();
+    }
+
+    async list(
+      @CurrentEnterprise() enterpriseId: string,
+      @Req() request: FastifyRequest,
+      @RequestApiVersion() version: ApiVersion,
+    ): Promise<PageEnvelope<Record> | DataEnvelope<Record[]>> {
+      const page = parsePage((request.query as { page?: unknown }).page);
+      const { records, total } = await this.reader.listPage(resource, enterpriseId, pageRequest(page), version);
+      if (!resource.rows.paged) return new DataEnvelope(records);
+      return pageEnvelope(records, total, page, listUrl(request, this.config.appUrl));
+    }
+
+    async retrieve(
+      @Param('id', new RecordIdPipe(resource.model)) id: string,
+      @CurrentEnterprise() enterpriseId: string,
+      @RequestApiVersion() version: ApiVersion,
+    ): Promise<DataEnvelope<Record>> {
+      return new DataEnvelope(await this.reader.get(resource, id, enterpriseId, version));
+    }
+  }
+  const [listDecorators, retrieveDecorators] = resourceReadRoutes(resource);
+  decorate(ResourceController, 'list', listDecorators ?? []);
+  decorate(ResourceController, 'retrieve', retrieveDecorators ?? []);
+  // The documents name operations and `{resource}` after the controller: `PeopleController`.
+  Object.defineProperty(ResourceController, 'name', { value: `${resource.tag.name}Controller` });
+  return ResourceController;
+}
+
+function decorate(target: Type, method: string, decorators: readonly MethodDecorator[]): void {
+  const descriptor = Object.getOwnPropertyDescriptor(target.prototype, method);
+  if (!descriptor) throw new Error(`${target.name} has no method ${method}`);
+  for (const decorator of [...decorators].reverse()) decorator(target.prototype as object, method, descriptor);
+}

@@ -1,0 +1,72 @@
+import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { FieldCipher } from '../common/crypto/field-cipher.js';
+import type { ApiVersion } from '../common/http/api-version.js';
+import { ErrorMessages } from '../common/http/error-messages.js';
+import type { PageRequest } from '../common/http/pagination.js';
+import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { poolReader } from '../database/pool-reader.js';
+import type { SqlExecutor } from '../database/sql.js';
+import type { Page } from '../database/tenant-page.js';
+import type { TenantResource } from './tenant-resource.js';
+
+/**
+ * The reads of every resource, driven by its descriptor: a list page, one record, a batch by id.
+ * Each is a fixed number of queries whatever it returns.
+ */
+@Injectable()
+export class ResourceReader {
+  private readonly db: SqlExecutor;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly cipher: FieldCipher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.db = poolReader(dataSource);
+  }
+
+  /** One page of the enterprise's records, newest first (R7), or all of them when not paged. */
+  async listPage<Rec extends { id: string }>(
+    resource: TenantResource<{ id: string }, Rec>,
+    enterpriseId: string,
+    page: PageRequest,
+    version: ApiVersion,
+  ): Promise<Page<Rec>> {
+    const { rows, total } = await resource.rows.listRows(this.db, enterpriseId, page);
+    if (rows.length === 0) return { records: [], total };
+    const context = { db: this.db, cipher: this.cipher, enterpriseId, listVersion: version };
+    return { records: await resource.present(rows, context), total };
+  }
+
+  /** 404 when there is no such record; 403 when it is not the enterprise's (R9 step 6). */
+  async get<Rec extends { id: string }>(
+    resource: TenantResource<{ id: string }, Rec>,
+    id: string,
+    enterpriseId: string,
+    version: ApiVersion,
+  ): Promise<Rec> {
+    const found = await resource.rows.findRow(this.db, id, enterpriseId);
+    if (!found) throw new RecordNotFoundException(resource.model, id);
+    if (!found.inEnterprise && !resource.readableOutsideEnterprise?.(version, this.config)) {
+      throw new ForbiddenException({ message: ErrorMessages.forbidden });
+    }
+    const [record] = await resource.present([found.row], { db: this.db, cipher: this.cipher, enterpriseId });
+    if (!record) throw new RecordNotFoundException(resource.model, id);
+    return record;
+  }
+}
+
+/** The enterprise's records among `ids`, as their retrieve shows them (the change feed's batches). */
+export async function recordsByIds(
+  resource: TenantResource,
+  db: SqlExecutor,
+  cipher: FieldCipher,
+  ids: readonly string[],
+  enterpriseId: string,
+): Promise<{ id: string }[]> {
+  const rows = await resource.rows.rowsByIds(db, ids, enterpriseId);
+  return rows.length === 0 ? [] : resource.present(rows, { db, cipher, enterpriseId });
+}

@@ -1,0 +1,121 @@
+import { selectRows, type SqlExecutor } from '../database/sql.js';
+import {
+  countForEnterprise,
+  newestFirst,
+  pageIdsSql,
+  pageParams,
+  planPage,
+  type PagedTable,
+} from '../database/tenant-page.js';
+import type { PageRequest } from '../common/http/pagination.js';
+
+/** A row found by id, and whether it is the enterprise's. */
+export interface FoundRow<Row> {
+  readonly row: Row;
+  readonly inEnterprise: boolean;
+}
+
+/** Where a resource's rows come from. Every method is a fixed number of queries. */
+export interface RowSource<Row> {
+  /** Paged lists with `meta.total`, or one unpaginated list (the enterprise's users). */
+  readonly paged: boolean;
+  /** The tenant table (with `enterprise_id`) the rows are read from; none for users. */
+  readonly table?: PagedTable;
+  /** One page (paged) or every row (unpaginated) of the enterprise, newest first, and the total. */
+  listRows(db: SqlExecutor, enterpriseId: string, page: PageRequest): Promise<{ rows: Row[]; total: number }>;
+  findRow(db: SqlExecutor, id: string, enterpriseId: string): Promise<FoundRow<Row> | undefined>;
+  /** The enterprise's rows among these ids; others are left out. */
+  rowsByIds(db: SqlExecutor, ids: readonly string[], enterpriseId: string): Promise<Row[]>;
+}
+
+export interface TenantTableRows {
+  /** A tenant table: `enterprise_id`, `created_at`, the list index and the row-count triggers. */
+  readonly table: PagedTable;
+  /** SQL alias of the table in `columns`, e.g. `p`. */
+  readonly alias: string;
+  /** The SELECT list (columnsOf / allColumnsOf over the entity). */
+  readonly columns: string;
+  /**
+   * Wraps the selection of the table's rows (a subquery of `columns`) when a record needs more
+   * than its own row, e.g. an application's active quote; the result keeps the alias `alias`.
+   */
+  readonly wrap?: (selection: string) => string;
+}
+
+/**
+ * The rows of a tenant table (enterprise_id on every row), read by the list index (R7's order,
+ * a deferred join from whichever end is nearer) and by primary key.
+ */
+export function tenantTableRows<Row extends { enterprise_id: string | null }>(spec: TenantTableRows): RowSource<Row> {
+  const { table, alias, columns } = spec;
+  const wrap = spec.wrap ?? ((selection: string) => selection);
+  const select = (where: string): string =>
+    spec.wrap
+      ? wrap(`SELECT ${columns} FROM ${table} ${alias} ${where}`)
+      : `SELECT ${columns} FROM ${table} ${alias} ${where}`;
+  const byId = select('WHERE id = $1');
+  const byIds = select('WHERE id = ANY($1::uuid[]) AND enterprise_id = $2');
+  return {
+    paged: true,
+    table,
+    async listRows(db, enterpriseId, page) {
+      const total = await countForEnterprise(db, table, enterpriseId);
+      const plan = planPage(page, total);
+      if (!plan) return { rows: [], total };
+      const selection = `SELECT ${columns} FROM ${table} ${alias} JOIN (${pageIdsSql(table, plan)}) k ON k.id = ${alias}.id`;
+      const rows = await selectRows<Row>(
+        db,
+        `${spec.wrap ? wrap(selection) : selection} ORDER BY ${newestFirst(alias)}`,
+        pageParams(enterpriseId, plan),
+      );
+      return { rows, total };
+    },
+    async findRow(db, id, enterpriseId) {
+      const [row] = await selectRows<Row>(db, byId, [id]);
+      return row && { row, inEnterprise: row.enterprise_id === enterpriseId };
+    },
+    async rowsByIds(db, ids, enterpriseId) {
+      if (ids.length === 0) return [];
+      return selectRows<Row>(db, byIds, [[...new Set(ids)], enterpriseId]);
+    },
+  };
+}
+
+/**
+ * Users are not rows of a tenant table: an enterprise's users are its members (memberships),
+ * listed whole, newest first (R8: unpaginated).
+ */
+export function memberRows<Row>(columns: string): RowSource<Row> {
+  return {
+    paged: false,
+    async listRows(db, enterpriseId) {
+      const rows = await selectRows<Row>(
+        db,
+        `SELECT ${columns} FROM users u JOIN memberships m ON m.user_id = u.id
+          WHERE m.enterprise_id = $1 ORDER BY u.created_at DESC, u.id DESC`,
+        [enterpriseId],
+      );
+      return { rows, total: rows.length };
+    },
+    async findRow(db, id, enterpriseId) {
+      const [found] = await selectRows<Row & { member: boolean }>(
+        db,
+        `SELECT ${columns}, EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id AND m.enterprise_id = $2) AS member
+           FROM users u WHERE u.id = $1`,
+        [id, enterpriseId],
+      );
+      if (!found) return undefined;
+      const { member, ...row } = found;
+      return { row: row as Row, inEnterprise: member };
+    },
+    async rowsByIds(db, ids, enterpriseId) {
+      if (ids.length === 0) return [];
+      return selectRows<Row>(
+        db,
+        `SELECT ${columns} FROM users u JOIN memberships m ON m.user_id = u.id
+          WHERE u.id = ANY($1::uuid[]) AND m.enterprise_id = $2`,
+        [[...new Set(ids)], enterpriseId],
+      );
+    },
+  };
+}

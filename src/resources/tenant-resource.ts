@@ -1,0 +1,83 @@
+import type { Type } from '@nestjs/common';
+import type { ChangeType } from '../changes/change-types.js';
+import type { FieldCipher } from '../common/crypto/field-cipher.js';
+import type { ApiVersion } from '../common/http/api-version.js';
+import type { AppConfig } from '../config/app-config.js';
+import type { SqlExecutor } from '../database/sql.js';
+import type { RowSource } from './row-sources.js';
+
+/** What a presenter may need besides the rows. */
+export interface PresentContext {
+  readonly db: SqlExecutor;
+  readonly cipher: FieldCipher;
+  readonly enterpriseId: string;
+  /** The version of a list page being built; undefined for a single record (retrieve, change feed). */
+  readonly listVersion?: ApiVersion;
+}
+
+/** The words of one operation in the OpenAPI documents. */
+export interface OperationText {
+  readonly id: string;
+  readonly summary: string;
+  readonly description: string;
+  /** Describes the 200 answer. */
+  readonly answer: string;
+}
+
+/** A column of a tenant table that names a record the import file must resolve. */
+export interface ImportReference {
+  /** Column in the section, e.g. `application_id`. */
+  readonly column: string;
+  /** The section (and table) it points to. */
+  readonly section: string;
+  /** Singular noun in the message: `no application has the id ...`. */
+  readonly noun: string;
+  /**
+   * The referenced record must belong to the same enterprise as the referring one. Either way
+   * the target must be a tenant table (its enterprise_id tells that the record exists).
+   */
+  readonly sameEnterprise: boolean;
+}
+
+/**
+ * One resource of an enterprise, as every layer sees it: the routes and documents derive their
+ * paths, tags, operations and schemas from it; the reads, the change feed and the ETags their SQL
+ * and types; the importer its reference checks; the shared tests their matrix. Adding a resource
+ * is writing one of these and adding it to TENANT_RESOURCES (docs/extending.md).
+ */
+export interface TenantResource<
+  Row extends { id: string } = { id: string },
+  Rec extends { id: string } = { id: string },
+> {
+  /** URL segment under /api/v{1,2}; also the table and the import file's section. */
+  readonly path: string;
+  /** Name in 404 messages and in the id parameter: `No query results for model [Person] ...`. */
+  readonly model: string;
+  /**
+   * The change feed's type name, also the key of the version behind the ETags of its lists and
+   * records. A resource without one is left out of the feed and answers without ETags; one with
+   * one needs its type in CHANGE_TYPES and capture triggers (docs/extending.md).
+   */
+  readonly changeType?: ChangeType;
+  /** OpenAPI tag (also the controller's name: `People` -> `PeopleController`). */
+  readonly tag: { readonly name: string; readonly description: string };
+  /** The TypeORM entity of its table: the one place its columns are declared (ENTITIES lists it). */
+  readonly entity: abstract new () => unknown;
+  /** The record's response schema class (v1's is derived from it by the casing). */
+  readonly schema: Type;
+  readonly list: OperationText;
+  readonly retrieve: OperationText & { readonly otherEnterprise?: string };
+  /** Where rows come from and how many an enterprise has. */
+  readonly rows: RowSource<Row>;
+  /** Rows to records, a whole batch at once: a fixed number of queries whatever the batch holds. */
+  present(rows: readonly Row[], context: PresentContext): Promise<Rec[]>;
+  /**
+   * Whether a record outside the header's enterprise is still answered by a retrieve; only v1
+   * users with the legacy look-up switched on. Default: never.
+   */
+  readonly readableOutsideEnterprise?: (version: ApiVersion, config: AppConfig) => boolean;
+  /** Columns the importer must resolve to another record (enterprise_id is always checked). */
+  readonly importReferences?: readonly ImportReference[];
+  /** The resource's own controllers write (leads): no read-only routes are generated. */
+  readonly writable?: boolean;
+}
