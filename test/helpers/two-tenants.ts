@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ImportDocument } from './fixtures.js';
 
-/** The records of one enterprise, one of each resource, by the path segment that names them. */
+/** The records of one tenant, by the path segment that names them. */
 export interface TenantRecords {
   readonly enterpriseId: string;
   readonly user: { id: string; email: string; password: string };
-  /** Record ids by API resource (`leads`, `people`, ...), including the enterprise and the user. */
+  /** The first record's id by API resource (`leads`, `people`, ...), including the enterprise and the user. */
   readonly ids: Readonly<Record<TenantResource, string>>;
   /** Every id of every row of this tenant, nested rows included. */
   readonly allIds: readonly string[];
@@ -24,7 +24,23 @@ export const TENANT_RESOURCES = [
 ] as const;
 export type TenantResource = (typeof TENANT_RESOURCES)[number];
 
-function tenantRecords(label: 'own' | 'foreign'): { doc: ImportDocument; records: TenantRecords } {
+/** When the fixture's records were created: R7's order is newest first, then by id. */
+const CREATED = '2025-03-01T09:00:00.000Z';
+const CREATED_LATER = '2025-03-02T09:00:00.000Z';
+
+/**
+ * With `several`, three of each resource: the one named in `ids`, one created at the same
+ * instant (the id decides their order) and one a day later, so every list shows R7's order.
+ */
+const TIMES = { one: [CREATED], several: [CREATED, CREATED, CREATED_LATER] } as const;
+
+export type RecordsOfEach = keyof typeof TIMES;
+
+/** A password hash for the members who never log in (argon2 would slow the import down). */
+const UNUSED_PASSWORD_HASH = '$2b$04$abcdefghijklmnopqrstuuJzGzJ0YxGm1wQm5Gq7mLHqK6m1b2fEe';
+
+function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: ImportDocument; records: TenantRecords } {
+  const times: readonly string[] = TIMES[each];
   const tag = randomBytes(5).toString('hex');
   const markers: string[] = [];
   const allIds: string[] = [];
@@ -39,15 +55,19 @@ function tenantRecords(label: 'own' | 'foreign'): { doc: ImportDocument; records
     allIds.push(value);
     return value;
   };
-  const ids = {
-    enterprises: id(),
-    users: id(),
-    leads: id(),
-    people: id(),
-    organisations: id(),
-    applications: id(),
-    quotes: id(),
-  };
+  /** The ids of a resource's records; the first is `ids[resource]`. */
+  const idsOf = () => times.map(() => id());
+  const all = Object.fromEntries(TENANT_RESOURCES.map((resource) => [resource, idsOf()])) as Record<
+    TenantResource,
+    string[]
+  >;
+  const ids = Object.fromEntries(TENANT_RESOURCES.map((resource) => [resource, all[resource][0]])) as Record<
+    TenantResource,
+    string
+  >;
+  /** One record per id of the resource, each with its creation time. */
+  const records = (resource: TenantResource, record: (n: number) => Record<string, unknown>) =>
+    all[resource].map((recordId, n) => ({ id: recordId, ...record(n), created_at: times[n] }));
   const email = `${label}-user-${tag}@example.com`;
   markers.push(email);
   const password = `${label}-password-${tag}`;
@@ -59,73 +79,65 @@ function tenantRecords(label: 'own' | 'foreign'): { doc: ImportDocument; records
     ],
   });
   const doc: ImportDocument = {
-    enterprises: [{ id: ids.enterprises, name: mark('enterprise'), is_active: true }],
-    users: [
-      {
-        id: ids.users,
-        name: mark('user'),
-        email,
-        password,
-        is_active: true,
-        enterprise_ids: [ids.enterprises],
+    enterprises: records('enterprises', (n) => ({ name: mark(`enterprise${n}`), is_active: true })),
+    // The first user logs in; every user is a member of the enterprise, and the first of every enterprise.
+    users: records('users', (n) => ({
+      name: mark(`user${n}`),
+      email: n === 0 ? email : `${mark(`member${n}`)}@example.com`,
+      ...(n === 0 ? { password } : { password_hash: UNUSED_PASSWORD_HASH }),
+      is_active: true,
+      enterprise_ids: n === 0 ? all.enterprises : [ids.enterprises],
+    })),
+    people: records('people', (n) =>
+      n === 0
+        ? {
+            enterprise_id: ids.enterprises,
+            first_name: mark('first'),
+            last_name: mark('last'),
+            licence: mark('licence'),
+            dependents_ages: mark('ages'),
+            ...contacts(),
+            financials: [{ id: id(), type: 'income', amount: '5200.00', category: mark('category') }],
+          }
+        : { enterprise_id: ids.enterprises, first_name: mark(`first${n}`), last_name: mark(`last${n}`) },
+    ),
+    organisations: records('organisations', (n) =>
+      n === 0
+        ? {
+            enterprise_id: ids.enterprises,
+            legal_name: mark('legal'),
+            trust_name: mark('trust'),
+            acn: mark('acn'),
+            website: `https://${mark('site')}.example.com`,
+            ...contacts(),
+          }
+        : { enterprise_id: ids.enterprises, legal_name: mark(`legal${n}`) },
+    ),
+    applications: records('applications', (n) => ({
+      enterprise_id: ids.enterprises,
+      contract_number: mark(`contract${n}`),
+      source_of_business: mark(`source${n}`),
+      crm_deal_id: mark(`deal${n}`),
+    })),
+    // Every quote is of the first application; the first quote is its active one.
+    quotes: records('quotes', (n) => ({
+      enterprise_id: ids.enterprises,
+      application_id: ids.applications,
+      is_active: n === 0,
+      calculation: {
+        asset_type: mark(`asset${n}`),
+        asset_description: mark(`asset-description${n}`),
+        financier: mark(`financier${n}`),
+        total_finance_amount: '45000.00',
       },
-    ],
-    people: [
-      {
-        id: ids.people,
-        enterprise_id: ids.enterprises,
-        first_name: mark('first'),
-        last_name: mark('last'),
-        licence: mark('licence'),
-        dependents_ages: mark('ages'),
-        ...contacts(),
-        financials: [{ id: id(), type: 'income', amount: '5200.00', category: mark('category') }],
-      },
-    ],
-    organisations: [
-      {
-        id: ids.organisations,
-        enterprise_id: ids.enterprises,
-        legal_name: mark('legal'),
-        trust_name: mark('trust'),
-        acn: mark('acn'),
-        website: `https://${mark('site')}.example.com`,
-        ...contacts(),
-      },
-    ],
-    applications: [
-      {
-        id: ids.applications,
-        enterprise_id: ids.enterprises,
-        contract_number: mark('contract'),
-        source_of_business: mark('source'),
-        crm_deal_id: mark('deal'),
-      },
-    ],
-    quotes: [
-      {
-        id: ids.quotes,
-        enterprise_id: ids.enterprises,
-        application_id: ids.applications,
-        is_active: true,
-        calculation: {
-          asset_type: mark('asset'),
-          asset_description: mark('asset-description'),
-          financier: mark('financier'),
-          total_finance_amount: '45000.00',
-        },
-      },
-    ],
-    leads: [
-      {
-        id: ids.leads,
-        enterprise_id: ids.enterprises,
-        title: mark('lead'),
-        description: mark('lead-description'),
-        person_name: mark('lead-person'),
-        organisation_name: mark('lead-organisation'),
-      },
-    ],
+    })),
+    leads: records('leads', (n) => ({
+      enterprise_id: ids.enterprises,
+      title: mark(`lead${n}`),
+      description: mark(`lead-description${n}`),
+      person_name: mark(`lead-person${n}`),
+      organisation_name: mark(`lead-organisation${n}`),
+    })),
     signing_documents: [
       { id: id(), enterprise_id: ids.enterprises, provider: 'a', external_id: mark('doc-a'), status: 'sent' },
     ],
@@ -137,13 +149,19 @@ function tenantRecords(label: 'own' | 'foreign'): { doc: ImportDocument; records
 }
 
 /**
- * Two enterprises with one record of every resource each (nested rows too), and a user in
- * each that belongs to its own enterprise only. Every text value is distinctive, so a test can
- * look for any of the foreign tenant's values in an answer.
+ * Two enterprises with one record of every resource each (nested rows too), and a user in each
+ * that belongs to its own enterprise only; with `several`, three of each resource (nested rows
+ * on the first), the user a member of the tenant's three enterprises and two more users in the
+ * first. Every text value is distinctive, so a test can look for any of the foreign tenant's
+ * values in an answer.
  */
-export function twoTenants(): { doc: ImportDocument; own: TenantRecords; foreign: TenantRecords } {
-  const own = tenantRecords('own');
-  const foreign = tenantRecords('foreign');
+export function twoTenants(each: RecordsOfEach = 'one'): {
+  doc: ImportDocument;
+  own: TenantRecords;
+  foreign: TenantRecords;
+} {
+  const own = tenantRecords('own', each);
+  const foreign = tenantRecords('foreign', each);
   const doc: ImportDocument = {};
   for (const part of [own.doc, foreign.doc]) {
     for (const [key, rows] of Object.entries(part)) doc[key] = [...(doc[key] ?? []), ...rows];
