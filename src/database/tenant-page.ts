@@ -2,7 +2,8 @@ import type { PageRequest } from '../common/http/pagination.js';
 import { selectRows, type SqlExecutor } from './sql.js';
 
 /** Tenant tables listed a page at a time (R7), each indexed on (enterprise_id, created_at DESC, id DESC). */
-export type PagedTable = 'people' | 'organisations' | 'applications' | 'quotes' | 'leads';
+/** A tenant table named by a resource descriptor (never by request input). */
+export type PagedTable = string;
 
 /** The list order of R7: newest first, ties broken by id so pages are stable. */
 export const NEWEST_FIRST = 'created_at DESC, id DESC';

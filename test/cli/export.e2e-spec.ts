@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { apiHeaders, importFixture, loginToken } from '../helpers/fixtures.js';
 import { runCliProcess } from '../helpers/run-cli.js';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
-import { TENANT_RESOURCES, twoTenants } from '../helpers/two-tenants.js';
+import { FIXTURE_SECTIONS, twoTenants } from '../helpers/two-tenants.js';
 
 type ExportFile = Record<string, Record<string, unknown>[]>;
 
@@ -56,7 +56,7 @@ async function apiReads(t: TestApp, users: { email: string; password: string; en
         answers[`${user.email} ${url}`] = `${res.statusCode} ${res.body}`;
         return res;
       };
-      for (const resource of TENANT_RESOURCES) {
+      for (const resource of FIXTURE_SECTIONS) {
         const list = await get(`/api/${version}/${resource}`);
         expect(list.statusCode).toBe(200);
         const body = list.json<{ data: { id: string }[] } | { id: string }[]>();

@@ -192,12 +192,17 @@ function headerValue(maxLength = 60): fc.Arbitrary<string> {
   return fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength });
 }
 
+/** The first record id of every fixture section of a tenant. */
+function firstIds(tenant: TenantRecords): string[] {
+  return Object.values(tenant.ids).filter((id): id is string => id !== undefined);
+}
+
 function pathValue(world: FuzzWorld): fc.Arbitrary<string> {
   const { own, foreign } = world;
   return fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom(...Object.values(own.ids), ...Object.values(foreign.ids)) },
+    { weight: 4, arbitrary: fc.constantFrom(...firstIds(own), ...firstIds(foreign)) },
     { weight: 2, arbitrary: fc.constant(null).map(() => randomUUID()) },
-    { weight: 1, arbitrary: fc.constantFrom(...Object.values(own.ids)).map((id) => id.toUpperCase()) },
+    { weight: 1, arbitrary: fc.constantFrom(...firstIds(own)).map((id) => id.toUpperCase()) },
     { weight: 3, arbitrary: anyText(40).map(pct) },
     {
       weight: 2,

@@ -1,28 +1,35 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import type { ImportDocument } from './fixtures.js';
+
+/** The sections the fixture fills: the enterprises, then one per tenant resource (its path). */
+export const FIXTURE_SECTIONS: readonly string[] = [
+  'enterprises',
+  ...TENANT_RESOURCES.map((resource) => resource.path),
+];
+
+/** Sections the suites name directly; every other descriptor's section is reached by its path. */
+type NamedSection = 'enterprises' | 'users' | 'leads' | 'people' | 'organisations' | 'applications' | 'quotes';
+
+/** The first record's id by section: typed for the sections suites name, by path for the rest. */
+export type FixtureIds = Readonly<Record<NamedSection, string>> & Readonly<Record<string, string | undefined>>;
 
 /** The records of one tenant, by the path segment that names them. */
 export interface TenantRecords {
   readonly enterpriseId: string;
   readonly user: { id: string; email: string; password: string };
   /** The first record's id by API resource (`leads`, `people`, ...), including the enterprise and the user. */
-  readonly ids: Readonly<Record<TenantResource, string>>;
+  readonly ids: FixtureIds;
   /** Every id of every row of this tenant, nested rows included. */
   readonly allIds: readonly string[];
   /** Distinctive text values stored on this tenant's records (names, numbers, emails ...). */
   readonly markers: readonly string[];
 }
 
-export const TENANT_RESOURCES = [
-  'enterprises',
-  'users',
-  'leads',
-  'people',
-  'organisations',
-  'applications',
-  'quotes',
-] as const;
-export type TenantResource = (typeof TENANT_RESOURCES)[number];
+/** Whether a path segment names a section of the fixture (a tenant resource or the enterprises). */
+export function isFixtureSection(name: string | undefined): name is string {
+  return FIXTURE_SECTIONS.includes(name ?? '');
+}
 
 /** When the fixture's records were created: R7's order is newest first, then by id. */
 const CREATED = '2025-03-01T09:00:00.000Z';
@@ -57,17 +64,12 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
   };
   /** The ids of a resource's records; the first is `ids[resource]`. */
   const idsOf = () => times.map(() => id());
-  const all = Object.fromEntries(TENANT_RESOURCES.map((resource) => [resource, idsOf()])) as Record<
-    TenantResource,
-    string[]
-  >;
-  const ids = Object.fromEntries(TENANT_RESOURCES.map((resource) => [resource, all[resource][0]])) as Record<
-    TenantResource,
-    string
-  >;
+  const all = new Map(FIXTURE_SECTIONS.map((section) => [section, idsOf()]));
+  const idsIn = (section: string): string[] => all.get(section) ?? [];
+  const ids = Object.fromEntries(FIXTURE_SECTIONS.map((section) => [section, idsIn(section)[0]])) as FixtureIds;
   /** One record per id of the resource, each with its creation time. */
-  const records = (resource: TenantResource, record: (n: number) => Record<string, unknown>) =>
-    all[resource].map((recordId, n) => ({ id: recordId, ...record(n), created_at: times[n] }));
+  const records = (section: string, record: (n: number) => Record<string, unknown>) =>
+    idsIn(section).map((recordId, n) => ({ id: recordId, ...record(n), created_at: times[n] }));
   const email = `${label}-user-${tag}@example.com`;
   markers.push(email);
   const password = `${label}-password-${tag}`;
@@ -78,17 +80,18 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
       { id: id(), type: 'Residential', line1: mark('line1'), suburb: mark('suburb'), state: 'NSW', postcode: '2000' },
     ],
   });
-  const doc: ImportDocument = {
-    enterprises: records('enterprises', (n) => ({ name: mark(`enterprise${n}`), is_active: true })),
+  /** Each section's n-th record, by section: a tenant resource without one fails every suite. */
+  const recordOf: Record<string, (n: number) => Record<string, unknown>> = {
+    enterprises: (n) => ({ name: mark(`enterprise${n}`), is_active: true }),
     // The first user logs in; every user is a member of the enterprise, and the first of every enterprise.
-    users: records('users', (n) => ({
+    users: (n) => ({
       name: mark(`user${n}`),
       email: n === 0 ? email : `${mark(`member${n}`)}@example.com`,
       ...(n === 0 ? { password } : { password_hash: UNUSED_PASSWORD_HASH }),
       is_active: true,
-      enterprise_ids: n === 0 ? all.enterprises : [ids.enterprises],
-    })),
-    people: records('people', (n) =>
+      enterprise_ids: n === 0 ? idsIn('enterprises') : [ids.enterprises],
+    }),
+    people: (n) =>
       n === 0
         ? {
             enterprise_id: ids.enterprises,
@@ -100,8 +103,7 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
             financials: [{ id: id(), type: 'income', amount: '5200.00', category: mark('category') }],
           }
         : { enterprise_id: ids.enterprises, first_name: mark(`first${n}`), last_name: mark(`last${n}`) },
-    ),
-    organisations: records('organisations', (n) =>
+    organisations: (n) =>
       n === 0
         ? {
             enterprise_id: ids.enterprises,
@@ -112,15 +114,14 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
             ...contacts(),
           }
         : { enterprise_id: ids.enterprises, legal_name: mark(`legal${n}`) },
-    ),
-    applications: records('applications', (n) => ({
+    applications: (n) => ({
       enterprise_id: ids.enterprises,
       contract_number: mark(`contract${n}`),
       source_of_business: mark(`source${n}`),
       crm_deal_id: mark(`deal${n}`),
-    })),
+    }),
     // Every quote is of the first application; the first quote is its active one.
-    quotes: records('quotes', (n) => ({
+    quotes: (n) => ({
       enterprise_id: ids.enterprises,
       application_id: ids.applications,
       is_active: n === 0,
@@ -130,18 +131,24 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
         financier: mark(`financier${n}`),
         total_finance_amount: '45000.00',
       },
-    })),
-    leads: records('leads', (n) => ({
+    }),
+    leads: (n) => ({
       enterprise_id: ids.enterprises,
       title: mark(`lead${n}`),
       description: mark(`lead-description${n}`),
       person_name: mark(`lead-person${n}`),
       organisation_name: mark(`lead-organisation${n}`),
-    })),
-    signing_documents: [
-      { id: id(), enterprise_id: ids.enterprises, provider: 'a', external_id: mark('doc-a'), status: 'sent' },
-    ],
+    }),
   };
+  const doc: ImportDocument = {};
+  for (const section of FIXTURE_SECTIONS) {
+    const record = recordOf[section];
+    if (!record) throw new Error(`test/helpers/two-tenants.ts has no records for "${section}": add them to recordOf`);
+    doc[section] = records(section, record);
+  }
+  doc.signing_documents = [
+    { id: id(), enterprise_id: ids.enterprises, provider: 'a', external_id: mark('doc-a'), status: 'sent' },
+  ];
   return {
     doc,
     records: { enterpriseId: ids.enterprises, user: { id: ids.users, email, password }, ids, allIds, markers },

@@ -6,7 +6,8 @@ import { apiVersionOf, type ApiVersion } from '../../src/common/http/api-version
 import type { RouteEntry } from '../../src/common/http/route-registry.js';
 import { importFixture, loginToken } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { leakedValues, TENANT_RESOURCES, twoTenants, type TenantResource } from '../helpers/two-tenants.js';
+import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
+import { FIXTURE_SECTIONS, isFixtureSection, leakedValues, twoTenants } from '../helpers/two-tenants.js';
 
 /**
  * The tenant-isolation matrix, generated from the router itself: every route the application
@@ -38,10 +39,6 @@ function resourceOf(url: string): string | undefined {
   return /^\/api\/v[12]\/([^/]+)/.exec(url)?.[1];
 }
 
-function isTenantResource(name: string | undefined): name is TenantResource {
-  return (TENANT_RESOURCES as readonly string[]).includes(name ?? '');
-}
-
 const ID_KINDS: IdKind[] = ['own', 'foreign', 'unknown', 'malformed'];
 const ENTERPRISE_KINDS: EnterpriseKind[] = ['own', 'foreign', 'unknown', 'malformed', 'missing'];
 
@@ -61,14 +58,14 @@ function idValue(route: RouteEntry, kind: IdKind, index: number): string {
   const resource = resourceOf(route.url);
   if (kind === 'unknown') return randomUUID();
   if (kind === 'malformed') return encodeURIComponent(MALFORMED[index % MALFORMED.length] ?? 'x');
-  if (!isTenantResource(resource)) {
+  if (!isFixtureSection(resource)) {
     if (route.url.startsWith('/api/v')) {
       throw new Error(`${route.method} ${route.url}: add "${resource}" records to test/helpers/two-tenants.ts`);
     }
     // An unversioned route with a parameter: any record id of either tenant.
     return (kind === 'own' ? own : foreign).allIds[0] ?? randomUUID();
   }
-  return (kind === 'own' ? own : foreign).ids[resource];
+  return (kind === 'own' ? own : foreign).ids[resource] ?? randomUUID();
 }
 
 function enterpriseValue(kind: EnterpriseKind): string | undefined {
@@ -103,9 +100,12 @@ afterAll(async () => {
   await t.close();
 });
 
+/** Every tenant table a descriptor reads (users are reached through memberships). */
+const TENANT_TABLES = TENANT_RESOURCES.flatMap((resource) => (resource.rows.table ? [resource.rows.table] : []));
+
 async function foreignSnapshot(): Promise<string> {
   const rows: unknown[] = [];
-  for (const table of ['leads', 'people', 'organisations', 'applications', 'quotes', 'memberships']) {
+  for (const table of [...TENANT_TABLES, 'memberships']) {
     rows.push(
       await t.dataSource.query(`SELECT * FROM ${table} WHERE enterprise_id = $1 ORDER BY 1`, [foreign.enterpriseId]),
     );
@@ -125,7 +125,7 @@ describe('tenant isolation matrix (every registered route)', () => {
     const versioned = ROUTES.filter((r) => apiVersionOf(r.url) !== undefined);
     expect(versioned.filter((r) => r.url.startsWith('/api/v1/')).length).toBeGreaterThan(30);
     expect(versioned.filter((r) => r.url.startsWith('/api/v2/')).length).toBeGreaterThan(30);
-    for (const resource of TENANT_RESOURCES) {
+    for (const resource of FIXTURE_SECTIONS) {
       expect(ROUTES.some((r) => r.url === `/api/v2/${resource}/:id` && r.method === 'GET')).toBe(true);
     }
   });
