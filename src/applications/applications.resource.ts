@@ -10,6 +10,7 @@ export const APPLICATIONS: TenantResource<ApplicationRow, ApplicationRecord> = {
   path: 'applications',
   model: 'Application',
   changeType: 'application',
+  importSection: 'entity',
   tag: { name: 'Applications', description: 'Finance applications. Read-only.' },
   entity: Application,
   schema: ApplicationSchema,

@@ -76,6 +76,13 @@ export interface TenantResource<
    * users with the legacy look-up switched on. Default: never.
    */
   readonly readableOutsideEnterprise?: (version: ApiVersion, config: AppConfig) => boolean;
+  /**
+   * `'entity'`: the resource's section of the import file is derived from its entity, one field
+   * per column (named as the column) validated by the column's type, length and nullability, and
+   * written and exported like every section. Absent: the section is hand-written in
+   * src/cli/import, for records with nested rows, encrypted or computed fields.
+   */
+  readonly importSection?: 'entity';
   /** Columns the importer must resolve to another record (enterprise_id is always checked). */
   readonly importReferences?: readonly ImportReference[];
   /** The resource's own controllers write (leads): no read-only routes are generated. */

@@ -107,7 +107,8 @@ async function referenceCases(): Promise<ReferenceCase[]> {
     if ((await tableColumns(dataSource, section)).length === 0) {
       throw new Error(`import section "${section}" has no table of that name`);
     }
-    const shape = shapeOf(SECTION_RECORDS[section]);
+    const record = SECTION_RECORDS[section];
+    const shape = record && shapeOf(record);
     if (!shape) throw new Error(`import section "${section}" is not an object schema`);
     const at = `${section}[0]`;
 

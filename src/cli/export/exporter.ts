@@ -4,7 +4,8 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { FieldCipher } from '../../common/crypto/field-cipher.js';
 import { selectRows } from '../../database/sql.js';
 import { LEAD_MIXED, LEAD_TEXT } from '../import/import-tables.js';
-import type { ImportSection } from '../import/import-schema.js';
+import { ENTITY_SECTIONS } from '../import/entity-sections.js';
+import { IMPORT_SECTIONS, type HandSection, type ImportSection } from '../import/import-schema.js';
 import { NO_PROGRESS, type Progress } from '../progress.js';
 
 /** Records read per query: keyset pages by id, nested rows fetched per page. */
@@ -27,7 +28,7 @@ const TIMESTAMPS = `${ts('created_at')}, ${ts('updated_at')}`;
 const flag = (column: string): string => `(${column} = 1) AS ${column}`;
 
 /** The columns of each section, in the import format's order and with its names. */
-const SELECTS: Record<ImportSection, string> = {
+const HAND_SELECTS: Record<HandSection, string> = {
   enterprises: `id, name, ${flag('is_active')}, signprovider_b_key_encrypted AS signprovider_b_key, ${TIMESTAMPS}`,
   users: `id, name, email, ${flag('is_active')}, password_hash, ${TIMESTAMPS}`,
   people: `id, enterprise_id, title, first_name_encrypted AS first_name, middle_name, last_name, salutation,
@@ -39,8 +40,6 @@ const SELECTS: Record<ImportSection, string> = {
            gst_date::text AS gst_date, business_name, business_name2, business_name3, former_name, former_name2,
            former_name3, description, established_date::text AS established_date, employees_count, industry,
            website, ${TIMESTAMPS}`,
-  applications: `id, enterprise_id, settlement_date_actual::text AS settlement_date_actual, contract_number,
-           source_of_business, crm_deal_id, ${TIMESTAMPS}`,
   quotes: `id, enterprise_id, application_id, ${flag('is_active')},
            json_build_object('asset_type', asset_type, 'asset_description', asset_description,
                              'financier', financier, 'total_finance_amount', total_finance_amount::text)
@@ -49,6 +48,18 @@ const SELECTS: Record<ImportSection, string> = {
   signing_documents: `id, enterprise_id, provider, external_id, status, ${ts('signed_at')}, ${ts('declined_at')},
            ${ts('revoked_at')}, ${TIMESTAMPS}`,
 };
+
+function isHandSection(section: string): section is HandSection {
+  return Object.hasOwn(HAND_SELECTS, section);
+}
+
+/** The columns of a section, hand-written or derived from its entity. */
+function selectOf(section: ImportSection): string {
+  if (isHandSection(section)) return HAND_SELECTS[section];
+  const derived = ENTITY_SECTIONS.find((entitySection) => entitySection.name === section);
+  if (!derived) throw new Error(`The export has no columns for the section ${section}`);
+  return derived.exportColumns;
+}
 
 const NESTED_SELECTS = {
   phone_numbers: `id, type, number, ${flag('is_primary')}`,
@@ -99,7 +110,7 @@ export class Exporter {
       await runner.query('SET TRANSACTION READ ONLY');
       const counts = {} as ExportCounts;
       await text.write('{');
-      const sections = Object.keys(SELECTS) as ImportSection[];
+      const sections = IMPORT_SECTIONS;
       for (const [i, section] of sections.entries()) {
         this.progress.phase(section);
         await text.write(`${i === 0 ? '' : ',\n'}${JSON.stringify(section)}:[`);
@@ -132,7 +143,7 @@ export class Exporter {
     for (;;) {
       const rows = await selectRows<Row>(
         runner,
-        `SELECT ${SELECTS[section]} FROM ${table} r WHERE r.id > $1 AND ${this.scope(section)} ORDER BY r.id LIMIT ${PAGE}`,
+        `SELECT ${selectOf(section)} FROM ${table} r WHERE r.id > $1 AND ${this.scope(section)} ORDER BY r.id LIMIT ${PAGE}`,
         scoped ? [after, this.options.enterpriseId] : [after],
       );
       if (rows.length === 0) return count;

@@ -1,16 +1,17 @@
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
-import { NESTED_TABLES, STAGES, type StageName } from './import-tables.js';
+import { IMPORT_SECTIONS } from './import-schema.js';
+import { NESTED_TABLES, stageOf, STAGES, type StageName } from './import-tables.js';
 import type { ProblemList } from './problem-list.js';
 import { TENANT_RESOURCES } from '../../resources/tenant-resources.js';
 import type { ImportReference } from '../../resources/tenant-resource.js';
 
 function stageName(section: string): StageName {
-  if (!(section in STAGES)) throw new Error(`The import file has no section ${section}`);
-  return section as StageName;
+  stageOf(section);
+  return section;
 }
 
 /** Sections of tenant tables, in the file's order: each row's enterprise_id must resolve. */
-const TENANT_SECTIONS = (Object.keys(STAGES) as StageName[]).filter((section) =>
+const TENANT_SECTIONS = Object.keys(STAGES).filter((section) =>
   TENANT_RESOURCES.some((resource) => resource.rows.table === section),
 );
 
@@ -39,16 +40,7 @@ export class ImportChecks {
   ) {}
 
   async run(): Promise<void> {
-    for (const section of [
-      'enterprises',
-      'users',
-      'people',
-      'organisations',
-      'applications',
-      'quotes',
-      'leads',
-      'signing_documents',
-    ] as const) {
+    for (const section of IMPORT_SECTIONS) {
       if (this.staged(section)) await this.duplicateIds(section);
     }
     for (const table of NESTED_TABLES) if (this.staged(table)) await this.duplicateNestedIds(table);

@@ -1,45 +1,30 @@
 import { z } from 'zod';
+import { TENANT_RESOURCES } from '../../resources/tenant-resources.js';
+import { ENTITY_SECTIONS } from './entity-sections.js';
+import {
+  chars,
+  count,
+  flag,
+  id,
+  money,
+  optionalDate,
+  optionalText,
+  scalar,
+  text,
+  timestamp,
+  timestamps,
+} from './import-fields.js';
 
 /**
- * The import file of `import-format.md`. Records are strict (an unknown field is reported, so a
- * typo never silently drops data); a quote's `calculation` is the one open object, because
- * calculation blobs carry many fields the service does not read.
+ * The hand-written sections of the import file (docs/import-format.md); a section that is one row
+ * of one table is derived from its entity instead (entity-sections.ts). Records are strict (an
+ * unknown field is reported, so a typo never silently drops data); a quote's `calculation` is the
+ * one open object, because calculation blobs carry many fields the service does not read.
  *
  * Optional scalar fields that are absent become null: a record in the file is the record's whole
  * state. Nested collections, passwords, memberships and timestamps that are absent are left as
  * they are on an existing record (docs/decisions.md).
  */
-
-/** Any 8-4-4-4-12 hex id, as PostgreSQL's uuid type takes it; kept lower-case like the database. */
-const id = z.guid().transform((value) => value.toLowerCase());
-const text = z.string();
-/**
- * A string of at most `max` characters counted as code points, as PostgreSQL's varchar(n) counts
- * them (zod's own max counts UTF-16 units, so it would refuse 255 emoji the column holds).
- */
-const chars = (max: number, { required = false } = {}) =>
-  z.string().superRefine((value, ctx) => {
-    if (required && value.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be empty' });
-    // A string is never more code points than UTF-16 units: count them only when it could be too long.
-    else if (value.length > max && [...value].length > max) {
-      ctx.addIssue({ code: 'custom', message: `must not be greater than ${max} characters` });
-    }
-  });
-const optionalText = (max = 255) => chars(max).nullable().default(null);
-const optionalDate = z.iso.date().nullable().default(null);
-const timestamp = z.iso.datetime({ offset: true }).optional();
-const flag = z.union([z.boolean(), z.literal(0), z.literal(1)], { error: 'must be true or false' }).transform(Boolean);
-const money = z
-  .union([z.string(), z.number()], { error: 'must be a decimal amount' })
-  .transform((value) => String(value).trim())
-  .refine((value) => /^-?\d{1,12}(\.\d{1,2})?$/.test(value), 'must be a decimal amount with at most two places');
-const count = z.int().min(0).nullable().default(null);
-/** A lead's mixed-typed input (R16): any JSON scalar or null, kept with its type. */
-const scalar = z
-  .union([z.string(), z.number(), z.boolean(), z.null()], { error: 'must be a string, number, boolean or null' })
-  .default(null);
-
-const timestamps = { created_at: timestamp, updated_at: timestamp };
 
 export const enterpriseRecord = z.strictObject({
   id,
@@ -163,16 +148,6 @@ export const organisationRecord = z.strictObject({
   ...contacts,
 });
 
-export const applicationRecord = z.strictObject({
-  id,
-  enterprise_id: id,
-  settlement_date_actual: optionalDate,
-  contract_number: optionalText(),
-  source_of_business: optionalText(),
-  crm_deal_id: optionalText(),
-  ...timestamps,
-});
-
 const calculation = z.looseObject({
   asset_type: optionalText(),
   asset_description: text.nullable().default(null),
@@ -246,42 +221,55 @@ export const signingDocumentRecord = z
     }
   });
 
-export const importDocumentSchema = z.strictObject({
-  enterprises: z.array(enterpriseRecord).default([]),
-  users: z.array(userRecord).default([]),
-  people: z.array(personRecord).default([]),
-  organisations: z.array(organisationRecord).default([]),
-  applications: z.array(applicationRecord).default([]),
-  quotes: z.array(quoteRecord).default([]),
-  leads: z.array(leadRecord).default([]),
-  signing_documents: z.array(signingDocumentRecord).default([]),
-});
-
-export type ImportDocument = z.output<typeof importDocumentSchema>;
-export type ImportSection = keyof ImportDocument;
-export const IMPORT_SECTIONS = Object.keys(importDocumentSchema.shape) as ImportSection[];
-
-/** The schema of one record of each section, for validating a file record by record. */
-export const SECTION_RECORDS = {
+/** Sections written before the entity-derived ones (which may refer to them) and after. */
+const FIRST_SECTIONS = {
   enterprises: enterpriseRecord,
   users: userRecord,
   people: personRecord,
   organisations: organisationRecord,
-  applications: applicationRecord,
+} satisfies Record<string, z.ZodType>;
+const LAST_SECTIONS = {
   quotes: quoteRecord,
   leads: leadRecord,
   signing_documents: signingDocumentRecord,
-} satisfies Record<ImportSection, z.ZodType>;
+} satisfies Record<string, z.ZodType>;
+
+/** A section written by hand-kept code: the rest are derived from their entities. */
+export type HandSection = keyof typeof FIRST_SECTIONS | keyof typeof LAST_SECTIONS;
+/** A section of the import file: its name, which is also its table. */
+export type ImportSection = string;
+
+/**
+ * The schema of one record of each section, in the order sections are written: a section's
+ * references are written before it.
+ */
+export const SECTION_RECORDS: Readonly<Record<ImportSection, z.ZodType>> = Object.fromEntries([
+  ...Object.entries(FIRST_SECTIONS),
+  ...ENTITY_SECTIONS.map((section) => [section.name, section.record] as const),
+  ...Object.entries(LAST_SECTIONS),
+]);
+export const IMPORT_SECTIONS: readonly ImportSection[] = Object.keys(SECTION_RECORDS);
 
 export function isImportSection(key: string): key is ImportSection {
   return Object.hasOwn(SECTION_RECORDS, key);
+}
+
+for (const resource of TENANT_RESOURCES) {
+  const position = IMPORT_SECTIONS.indexOf(resource.path);
+  for (const reference of resource.importReferences ?? []) {
+    if (IMPORT_SECTIONS.indexOf(reference.section) > position) {
+      throw new Error(
+        `The import section ${resource.path} refers to ${reference.section}, which is written after it: ` +
+          `a section derived from its entity can only refer to enterprises, users, people and organisations`,
+      );
+    }
+  }
 }
 
 export type EnterpriseInput = z.output<typeof enterpriseRecord>;
 export type UserInput = z.output<typeof userRecord>;
 export type PersonInput = z.output<typeof personRecord>;
 export type OrganisationInput = z.output<typeof organisationRecord>;
-export type ApplicationInput = z.output<typeof applicationRecord>;
 export type QuoteInput = z.output<typeof quoteRecord>;
 export type LeadInput = z.output<typeof leadRecord>;
 export type SigningDocumentInput = z.output<typeof signingDocumentRecord>;

@@ -4,6 +4,7 @@
  * set-based checks and upserts read them.
  */
 import { MIXED_COLUMNS, TEXT_COLUMNS } from '../../leads/lead-fields.js';
+import { ENTITY_SECTIONS } from './entity-sections.js';
 
 export type ColumnType =
   'uuid' | 'text' | 'smallint' | 'integer' | 'boolean' | 'date' | 'timestamptz(3)' | 'numeric(14,2)' | 'jsonb';
@@ -118,16 +119,6 @@ export const NESTED: Record<NestedTable, TargetTable> = {
     columns: cols({ person_id: 'uuid', type: 'text', amount: 'numeric(14,2)', category: 'text' }),
   },
 };
-export const APPLICATIONS: TargetTable = {
-  table: 'applications',
-  columns: cols({
-    enterprise_id: 'uuid',
-    settlement_date_actual: 'date',
-    contract_number: 'text',
-    source_of_business: 'text',
-    crm_deal_id: 'text',
-  }),
-};
 export const QUOTES: TargetTable = {
   table: 'quotes',
   columns: cols({
@@ -178,7 +169,7 @@ function stage(target: TargetTable, extra: Column[] = []): StageTable {
   return { name: `import_${target.table}`, columns: [...ORD, ...RECORD, ...target.columns, ...TIMESTAMPS, ...extra] };
 }
 
-export const STAGES = {
+const HAND_STAGES = {
   enterprises: stage(ENTERPRISES),
   users: stage(USERS, cols({ lists_memberships: 'boolean', existed: 'boolean' })),
   memberships: {
@@ -191,13 +182,25 @@ export const STAGES = {
   emails: nestedStage('emails'),
   addresses: nestedStage('addresses'),
   financials: nestedStage('financials'),
-  applications: stage(APPLICATIONS),
   quotes: stage(QUOTES),
   leads: stage(LEADS),
   signing_documents: stage(SIGNING_DOCUMENTS),
 } satisfies Record<string, StageTable>;
 
-export type StageName = keyof typeof STAGES;
+/** A staging table's key: its section's name, or a nested table's, or `memberships`. */
+export type StageName = string;
+
+/** Every staging table, the entity-derived sections' included. */
+export const STAGES: Readonly<Record<StageName, StageTable>> = {
+  ...HAND_STAGES,
+  ...Object.fromEntries(ENTITY_SECTIONS.map((section) => [section.name, stage(section.target)])),
+};
+
+export function stageOf(name: StageName): StageTable {
+  const table = STAGES[name];
+  if (!table) throw new Error(`The import file has no section ${name}`);
+  return table;
+}
 
 function nestedStage(table: NestedTable): StageTable {
   const owner = cols({ owner_section: 'text', owner_ord: 'integer' });

@@ -1,7 +1,7 @@
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
 import type { ImportSection } from './import-schema.js';
+import { ENTITY_SECTIONS } from './entity-sections.js';
 import {
-  APPLICATIONS,
   ENTERPRISES,
   LEADS,
   NESTED,
@@ -63,7 +63,7 @@ export class ImportWrites {
     await this.upsert('organisations', ORGANISATIONS, 'organisations');
     for (const table of NESTED_TABLES) await this.nested(table);
     for (const section of ['users', 'people', 'organisations'] as const) await this.countOwnerUpdates(section);
-    await this.upsert('applications', APPLICATIONS);
+    for (const section of ENTITY_SECTIONS) await this.upsert(section.name, section.target);
     await this.upsert('quotes', QUOTES);
     await this.upsert('leads', LEADS);
     await this.upsert('signing_documents', SIGNING_DOCUMENTS);
@@ -75,12 +75,13 @@ export class ImportWrites {
   }
 
   private async upsert(section: ImportSection, target: TargetTable, owning?: OwningSection): Promise<void> {
-    this.counts[section] = { total: this.stagedCount(section), created: 0, updated: 0 };
+    const counts: SectionCounts = { total: this.stagedCount(section), created: 0, updated: 0 };
+    this.counts[section] = counts;
     if (!this.staged(section)) return;
     this.onPhase(`writing ${section}`);
     const outcome = await this.upsertRows(`import_${section}`, target, owning ?? null);
-    this.counts[section].created = outcome.created;
-    this.counts[section].updated = outcome.updated;
+    counts.created = outcome.created;
+    counts.updated = outcome.updated;
     this.note(target.table, outcome.created + outcome.updated);
   }
 
@@ -233,7 +234,7 @@ export class ImportWrites {
   /** Updated = records whose own row or whose nested rows changed, among those that existed. */
   private async countOwnerUpdates(section: OwningSection): Promise<void> {
     const counts = this.counts[section];
-    if (!this.staged(section)) return;
+    if (!counts || !this.staged(section)) return;
     const [row] = await selectRows<{ updated: number }>(
       this.db,
       `SELECT count(*)::int AS updated FROM import_${section} s

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { PoolClient } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
+import type { z } from 'zod';
 import type { FieldCipher } from '../../common/crypto/field-cipher.js';
 import { selectRows } from '../../database/sql.js';
 import { NO_PROGRESS, type Progress } from '../progress.js';
@@ -13,7 +14,6 @@ import { describeIssues, problem } from './import-problems.js';
 import {
   isImportSection,
   SECTION_RECORDS,
-  type ApplicationInput,
   type EnterpriseInput,
   type ImportSection,
   type LeadInput,
@@ -23,13 +23,13 @@ import {
   type SigningDocumentInput,
   type UserInput,
 } from './import-schema.js';
-import { STAGES, type StageName } from './import-tables.js';
+import { stageOf, type StageName } from './import-tables.js';
 import { ImportWrites, type ImportCounts } from './import-writes.js';
 import { ProblemList } from './problem-list.js';
 import { InvalidJson, readSectionRecords } from './record-reader.js';
 import {
-  applicationRow,
   enterpriseRow,
+  entityRow,
   leadRow,
   quoteRow,
   signingDocumentRow,
@@ -87,14 +87,14 @@ function stageRecord(sink: RowSink, section: ImportSection, ord: number, value: 
       return stagePerson(sink, ord, value as PersonInput);
     case 'organisations':
       return stageOrganisation(sink, ord, value as OrganisationInput);
-    case 'applications':
-      return sink.push('applications', applicationRow(ord, value as ApplicationInput));
     case 'quotes':
       return sink.push('quotes', quoteRow(ord, value as QuoteInput));
     case 'leads':
       return sink.push('leads', leadRow(ord, value as LeadInput));
     case 'signing_documents':
       return sink.push('signing_documents', signingDocumentRow(ord, value as SigningDocumentInput));
+    default:
+      return sink.push(section, entityRow(ord, value as Record<string, unknown>));
   }
 }
 
@@ -161,8 +161,8 @@ async function importInTransaction(
         continue;
       }
       progress.addRecords(1);
-      const section = event.section as ImportSection;
-      const parsed = SECTION_RECORDS[section].safeParse(event.value);
+      const section = event.section;
+      const parsed = (SECTION_RECORDS[section] as z.ZodType).safeParse(event.value);
       if (!parsed.success) {
         for (const line of describeIssues(parsed.error.issues, [section, event.index])) problems.add(line);
         continue;
@@ -184,7 +184,7 @@ async function importInTransaction(
   progress.phase('checking');
   const staged = (name: StageName): boolean => stager.has(name);
   for (const name of stager.stagedNames()) {
-    if (stager.rowCount(name) >= ANALYZE_ROWS) await runner.query(`ANALYZE ${STAGES[name].name}`);
+    if (stager.rowCount(name) >= ANALYZE_ROWS) await runner.query(`ANALYZE ${stageOf(name).name}`);
   }
   await new ImportChecks(runner, staged, problems).run();
   if (!problems.empty) return { ok: false, problems: problems.kept, problemCount: problems.total };

@@ -1,6 +1,5 @@
 import type {
   AddressInput,
-  ApplicationInput,
   EnterpriseInput,
   LeadInput,
   OrganisationInput,
@@ -158,8 +157,9 @@ export function stageOrganisation(sink: RowSink, ord: number, o: OrganisationInp
   stageNested(sink, 'organisations', ord, o.id, o);
 }
 
-export function applicationRow(ord: number, a: ApplicationInput): Row {
-  return { ord, ...a, ...timestamps(a) };
+/** A record of a section derived from its entity: its fields are its columns. */
+export function entityRow(ord: number, record: Row & { created_at?: string; updated_at?: string }): Row {
+  return { ord, ...record, ...timestamps(record) };
 }
 
 export function quoteRow(ord: number, q: QuoteInput): Row {

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { SqlExecutor } from '../../database/sql.js';
-import { STAGES, type Column, type Row, type StageName, type StageTable } from './import-tables.js';
+import { stageOf, type Column, type Row, type StageName, type StageTable } from './import-tables.js';
 
 /** Rows buffered per staging table before they are sent in one COPY (or INSERT)... */
 const FLUSH_ROWS = 2000;
@@ -158,7 +158,7 @@ export class Stager {
     await this.ensureCreated(name);
     const preparer = this.preparers[name];
     const rows = preparer ? await preparer(buffer) : buffer;
-    const sending = this.sink.write(STAGES[name], rows);
+    const sending = this.sink.write(stageOf(name), rows);
     // Rejections surface when the next flush awaits it; until then they are not "unhandled".
     sending.catch(() => undefined);
     this.sending = sending;
@@ -167,7 +167,7 @@ export class Stager {
 
   private async ensureCreated(name: StageName): Promise<void> {
     if (this.created.has(name)) return;
-    const table = STAGES[name];
+    const table = stageOf(name);
     const definition = table.columns.map((c) => `${c.name} ${c.type}`).join(', ');
     await this.db.query(`CREATE TEMP TABLE ${table.name} (${definition}) ON COMMIT DROP`);
     this.created.add(name);

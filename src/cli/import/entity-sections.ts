@@ -1,0 +1,124 @@
+import { getMetadataArgsStorage } from 'typeorm';
+import type { ColumnMetadataArgs } from 'typeorm/metadata-args/ColumnMetadataArgs.js';
+import { z } from 'zod';
+import { flagTransformer } from '../../database/columns.js';
+import { SnakeNamingStrategy } from '../../database/snake-naming.strategy.js';
+import type { TenantResource } from '../../resources/tenant-resource.js';
+import { TENANT_RESOURCES } from '../../resources/tenant-resources.js';
+import { chars, flag, id, money, text, timestamp } from './import-fields.js';
+import type { Column, ColumnType, TargetTable } from './import-tables.js';
+
+/**
+ * Import sections derived from an entity, for resources whose record is one row of one table
+ * (`importSection: 'entity'` on the descriptor): each column is a field of the same name,
+ * validated by the column's type, length and nullability; `id`, `created_at` and `updated_at`
+ * are handled as in every section. The writes, checks and export then treat the section like the
+ * hand-written ones.
+ */
+export interface EntitySection {
+  /** The section's name in the file, which is also its table. */
+  readonly name: string;
+  /** One record of the section. */
+  readonly record: z.ZodType<Record<string, unknown>>;
+  /** The table and the columns an import writes besides id and timestamps. */
+  readonly target: TargetTable;
+  /** The SELECT list that reads a row back as the file's record (export). */
+  readonly exportColumns: string;
+}
+
+const naming = new SnakeNamingStrategy();
+const RECORD_COLUMNS = new Set(['id', 'created_at', 'updated_at']);
+
+interface EntityColumn {
+  readonly name: string;
+  readonly args: ColumnMetadataArgs;
+}
+
+function entityColumns(resource: TenantResource): EntityColumn[] {
+  return getMetadataArgsStorage()
+    .columns.filter((column) => column.target === resource.entity)
+    .map((args) => ({ name: naming.columnName(args.propertyName, args.options.name, []), args }));
+}
+
+function unsupported(resource: TenantResource, column: EntityColumn): Error {
+  return new Error(
+    `${resource.path}.${column.name}: a ${String(column.args.options.type)} column cannot be derived into an ` +
+      `import section; write the section by hand in src/cli/import (docs/extending.md)`,
+  );
+}
+
+/** The column's value in the file, before nullability. */
+function fieldOf(resource: TenantResource, column: EntityColumn): { field: z.ZodType; stored: ColumnType } {
+  const { type, length, transformer } = column.args.options;
+  if (transformer === flagTransformer) return { field: flag, stored: 'smallint' };
+  const kind: string = typeof type === 'string' ? type : String(type);
+  switch (kind) {
+    case 'uuid':
+      return { field: id, stored: 'uuid' };
+    case 'varchar':
+      return { field: chars(Number(length ?? 255), { required: !column.args.options.nullable }), stored: 'text' };
+    case 'text':
+      return { field: text, stored: 'text' };
+    case 'date':
+      return { field: z.iso.date(), stored: 'date' };
+    case 'integer':
+      return { field: z.int(), stored: 'integer' };
+    case 'boolean':
+      return { field: z.boolean(), stored: 'boolean' };
+    case 'numeric':
+      if (column.args.options.precision === 14 && column.args.options.scale === 2) {
+        return { field: money, stored: 'numeric(14,2)' };
+      }
+      throw unsupported(resource, column);
+    case 'timestamptz':
+      return { field: z.iso.datetime({ offset: true }), stored: 'timestamptz(3)' };
+    default:
+      throw unsupported(resource, column);
+  }
+}
+
+/** How a column is read back into the file: dates and amounts as text, flags as booleans. */
+function exported(column: string, stored: ColumnType): string {
+  if (stored === 'smallint') return `(${column} = 1) AS ${column}`;
+  if (stored === 'date' || stored === 'numeric(14,2)') return `${column}::text AS ${column}`;
+  if (stored === 'timestamptz(3)') {
+    return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
+  }
+  return column;
+}
+
+export function entitySection(resource: TenantResource): EntitySection {
+  const table = resource.rows.table;
+  if (table === undefined)
+    throw new Error(`${resource.path}: only a tenant table's section can be derived from its entity`);
+  const shape: Record<string, z.ZodType> = { id };
+  const columns: Column[] = [];
+  const selects = ['id'];
+  for (const column of entityColumns(resource)) {
+    if (RECORD_COLUMNS.has(column.name)) continue;
+    const { field, stored } = fieldOf(resource, column);
+    const { nullable } = column.args.options;
+    const defaultValue: unknown = column.args.options.default;
+    if (stored === 'smallint' && typeof defaultValue === 'number') {
+      shape[column.name] = flag.default(defaultValue === 1);
+    } else {
+      shape[column.name] = nullable ? field.nullable().default(null) : field;
+    }
+    columns.push({ name: column.name, type: stored });
+    selects.push(exported(column.name, stored));
+  }
+  shape.created_at = timestamp;
+  shape.updated_at = timestamp;
+  selects.push(exported('created_at', 'timestamptz(3)'), exported('updated_at', 'timestamptz(3)'));
+  return {
+    name: resource.path,
+    record: z.strictObject(shape),
+    target: { table, columns },
+    exportColumns: selects.join(', '),
+  };
+}
+
+/** Every entity-derived section, in the order of the resources. */
+export const ENTITY_SECTIONS: readonly EntitySection[] = TENANT_RESOURCES.filter(
+  (resource) => resource.importSection === 'entity',
+).map(entitySection);

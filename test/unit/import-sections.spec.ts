@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { z } from 'zod';
+import { entitySection } from '../../src/cli/import/entity-sections.js';
+import { IMPORT_SECTIONS, SECTION_RECORDS } from '../../src/cli/import/import-schema.js';
+import { APPLICATIONS } from '../../src/applications/applications.resource.js';
+import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
+
+const FORMAT = readFileSync(resolve(import.meta.dirname, '../../docs/import-format.md'), 'utf8');
+
+/** The text of `docs/import-format.md` under "### `section`", up to the next heading. */
+function documented(section: string): string | undefined {
+  const start = FORMAT.indexOf(`### \`${section}\``);
+  if (start < 0) return undefined;
+  const next = FORMAT.slice(start + 1).search(/\n#{2,3} /);
+  return next < 0 ? FORMAT.slice(start) : FORMAT.slice(start, start + 1 + next);
+}
+
+function fieldsOf(section: string): string[] {
+  const record = SECTION_RECORDS[section];
+  let inner: z.ZodType | undefined = record;
+  while (inner instanceof z.ZodPipe) inner = inner.in as z.ZodType;
+  if (!(inner instanceof z.ZodObject)) throw new Error(`${section} is not an object schema`);
+  return Object.keys(inner.shape);
+}
+
+@Entity('gadgets')
+class Gadget {
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('uuid') enterpriseId!: string;
+  @Column('jsonb') settings!: unknown;
+}
+
+describe('import sections', () => {
+  it('exist for every tenant resource', () => {
+    for (const resource of TENANT_RESOURCES) expect(IMPORT_SECTIONS).toContain(resource.path);
+  });
+
+  it('are documented in docs/import-format.md, every field of every section', () => {
+    expect(FORMAT).toContain('`created_at` and `updated_at` are optional on every record');
+    for (const section of IMPORT_SECTIONS) {
+      const text = documented(section);
+      expect({ section, documented: text !== undefined }).toEqual({ section, documented: true });
+      const missing = fieldsOf(section).filter(
+        (field) => !['created_at', 'updated_at'].includes(field) && !text?.includes(`\`${field}\``),
+      );
+      expect({ section, missing }).toEqual({ section, missing: [] });
+    }
+  });
+
+  it('derived from an entity have one field per column, named as the column', () => {
+    expect(fieldsOf('applications')).toEqual([
+      'id',
+      'enterprise_id',
+      'settlement_date_actual',
+      'contract_number',
+      'source_of_business',
+      'crm_deal_id',
+      'created_at',
+      'updated_at',
+    ]);
+  });
+
+  it('refuse an entity with a column they cannot validate, saying where to write the section', () => {
+    const gadgets = {
+      ...APPLICATIONS,
+      path: 'gadgets',
+      entity: Gadget,
+      rows: { ...APPLICATIONS.rows, table: 'gadgets' },
+    };
+    expect(() => entitySection(gadgets)).toThrow(
+      'gadgets.settings: a jsonb column cannot be derived into an import section; write the section by hand in src/cli/import',
+    );
+  });
+});
