@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { routeRegistryOf } from '../../src/app.factory.js';
 import type { ApiVersion } from '../../src/common/http/api-version.js';
 import { selectRows } from '../../src/database/sql.js';
+import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { ALWAYS_FORBIDDEN } from '../../src/openapi/api-responses.decorator.js';
 import type { JsonObject, OpenApiDocument } from '../../src/openapi/openapi-documents.js';
 import { apiHeaders, importFixture, loginToken } from '../helpers/fixtures.js';
@@ -97,6 +98,18 @@ describe('resources found in the route registry', () => {
     expect(names('v1')).toEqual(names('v2'));
     // The discovery itself must not silently find nothing.
     expect(names('v2')).toEqual(expect.arrayContaining(['leads', 'people', 'users', 'enterprises']));
+  });
+
+  it('include every resource a descriptor declares, in both versions (a writable one must route its reads)', () => {
+    for (const version of ['v1', 'v2'] as const) {
+      const names = RESOURCES.filter((r) => r.version === version).map((r) => r.name);
+      expect({ version, missing: TENANT_RESOURCES.map((d) => d.path).filter((path) => !names.includes(path)) }).toEqual(
+        {
+          version,
+          missing: [],
+        },
+      );
+    }
   });
 });
 
