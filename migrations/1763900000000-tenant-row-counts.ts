@@ -4,6 +4,32 @@ import { createRowCountTriggers, dropRowCountTriggers } from '../src/database/te
 const COUNTED_TABLES = ['people', 'organisations', 'applications', 'quotes', 'leads'] as const;
 
 /**
+ * The counting functions as first written; exported for the migration that replaces them to
+ * restore them on the way down.
+ */
+export const ROW_COUNT_FUNCTIONS = [
+  `CREATE OR REPLACE FUNCTION tenant_row_counts_add(target_table text, enterprise uuid, delta bigint) RETURNS void
+      LANGUAGE sql AS $$
+        INSERT INTO tenant_row_counts AS c (enterprise_id, table_name, row_count)
+        SELECT enterprise, target_table, delta WHERE enterprise IS NOT NULL
+            AND EXISTS (SELECT 1 FROM enterprises WHERE id = enterprise)
+        ON CONFLICT (enterprise_id, table_name) DO UPDATE SET row_count = c.row_count + EXCLUDED.row_count
+      $$`,
+  `CREATE OR REPLACE FUNCTION tenant_row_counts_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM tenant_row_counts_add(TG_TABLE_NAME, enterprise_id, count(*))
+           FROM new_rows GROUP BY enterprise_id;
+        RETURN NULL;
+      END $$`,
+  `CREATE OR REPLACE FUNCTION tenant_row_counts_on_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM tenant_row_counts_add(TG_TABLE_NAME, enterprise_id, -count(*))
+           FROM old_rows GROUP BY enterprise_id;
+        RETURN NULL;
+      END $$`,
+] as const;
+
+/**
  * Exact per-enterprise row counts kept by triggers, so a list page's `meta.total` (R7) is one
  * primary-key read instead of counting up to 100,000 index entries on every request (issue 9).
  * Inserts and deletes are counted per statement through transition tables (one counter update
@@ -21,28 +47,7 @@ export class TenantRowCounts1763900000000 implements MigrationInterface {
         row_count bigint NOT NULL,
         PRIMARY KEY (enterprise_id, table_name)
       )`);
-    await q.query(`
-      CREATE FUNCTION tenant_row_counts_add(target_table text, enterprise uuid, delta bigint) RETURNS void
-      LANGUAGE sql AS $$
-        INSERT INTO tenant_row_counts AS c (enterprise_id, table_name, row_count)
-        SELECT enterprise, target_table, delta WHERE enterprise IS NOT NULL
-            AND EXISTS (SELECT 1 FROM enterprises WHERE id = enterprise)
-        ON CONFLICT (enterprise_id, table_name) DO UPDATE SET row_count = c.row_count + EXCLUDED.row_count
-      $$`);
-    await q.query(`
-      CREATE FUNCTION tenant_row_counts_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM tenant_row_counts_add(TG_TABLE_NAME, enterprise_id, count(*))
-           FROM new_rows GROUP BY enterprise_id;
-        RETURN NULL;
-      END $$`);
-    await q.query(`
-      CREATE FUNCTION tenant_row_counts_on_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM tenant_row_counts_add(TG_TABLE_NAME, enterprise_id, -count(*))
-           FROM old_rows GROUP BY enterprise_id;
-        RETURN NULL;
-      END $$`);
+    for (const fn of ROW_COUNT_FUNCTIONS) await q.query(fn);
     await q.query(`
       CREATE FUNCTION tenant_row_counts_on_move() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

@@ -15,9 +15,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * writes), and an UPDATE that changes nothing in a row leaves no entry.
  */
 
-type Side = 'new' | 'old';
+export type Side = 'new' | 'old';
 
-interface Capture {
+export interface Capture {
   /** Names the trigger function and triggers. */
   readonly name: string;
   readonly table: string;
@@ -43,7 +43,7 @@ const contactOwners = (rows: string): string => `
   SELECT o.enterprise_id, 'organisation'::text, o.id, 'upserted'::text
     FROM organisations o WHERE o.id IN (SELECT r.organisation_id FROM ${rows} r)`;
 
-const CAPTURES: readonly Capture[] = [
+export const CAPTURES: readonly Capture[] = [
   { name: 'people', table: 'people', key: ['id'], entries: self('person') },
   { name: 'organisations', table: 'organisations', key: ['id'], entries: self('organisation') },
   { name: 'applications', table: 'applications', key: ['id'], entries: self('application') },
@@ -103,21 +103,22 @@ function record(source: string): string {
       FROM (${source}) e;`;
 }
 
-function entriesOf(capture: Capture, rows: string, side: Side): string {
+export function entriesOf(capture: Capture, rows: string, side: Side): string {
   const order = side === 'old' ? 1 : 2;
   return `SELECT x.*, ${order} AS side FROM (${capture.entries(rows, ACTION[side])}) x(enterprise_id, record_type, record_id, action)`;
 }
 
 /** The rows of one side of an UPDATE that really changed (a no-op UPDATE leaves no entry). */
-function changedRows(capture: Capture, side: Side): string {
+export function changedRows(capture: Capture, side: Side): string {
   const [mine, theirs] = side === 'new' ? ['new_rows', 'old_rows'] : ['old_rows', 'new_rows'];
   const on = capture.key.map((column) => `t.${column} = m.${column}`).join(' AND ');
   return `(SELECT m.* FROM ${mine} m LEFT JOIN ${theirs} t ON ${on} WHERE m IS DISTINCT FROM t)`;
 }
 
-function captureFunction(capture: Capture): string {
+/** Exported for the migration that replaces the capture functions to restore them on the way down. */
+export function captureFunction(capture: Capture): string {
   return `
-    CREATE FUNCTION change_log_capture_${capture.name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE OR REPLACE FUNCTION change_log_capture_${capture.name}() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'INSERT' THEN
         ${record(entriesOf(capture, 'new_rows', 'new'))}

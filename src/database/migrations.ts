@@ -5,6 +5,7 @@ import { ChangeLog1764100000000 } from '../../migrations/1764100000000-change-lo
 import { ChangeVersions1764150000000 } from '../../migrations/1764150000000-change-versions.js';
 import { TokenLifecycle1764200000000 } from '../../migrations/1764200000000-token-lifecycle.js';
 import { IdempotencyKeys1764200000001 } from '../../migrations/1764200000001-idempotency-keys.js';
+import { InlineChangeCapture1764240000000 } from '../../migrations/1764240000000-inline-change-capture.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   ChangeVersions1764150000000,
   TokenLifecycle1764200000000,
   IdempotencyKeys1764200000001,
+  InlineChangeCapture1764240000000,
 ];
