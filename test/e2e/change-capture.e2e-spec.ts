@@ -46,7 +46,11 @@ describe('change capture in the database', () => {
   it('an insert of several rows writes one entry per row and moves the version once', async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     const before = await version('leads');
-    await db.query(`INSERT INTO leads (id, enterprise_id, title) VALUES ($1, $3, 'A'), ($2, $3, 'B')`, [a, b, enterprise]);
+    await db.query(`INSERT INTO leads (id, enterprise_id, title) VALUES ($1, $3, 'A'), ($2, $3, 'B')`, [
+      a,
+      b,
+      enterprise,
+    ]);
     expect(await version('leads')).toBe(before + 1);
     expect(await entries('lead')).toMatchObject({ [a]: 'upserted', [b]: 'upserted' });
   });
@@ -55,9 +59,8 @@ describe('change capture in the database', () => {
     const id = randomUUID();
     await db.query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, $2, 'Before')`, [id, enterprise]);
     const seqOf = async (): Promise<string | undefined> =>
-      (
-        await selectRows<{ seq: string }>(db, `SELECT seq::text AS seq FROM change_log WHERE record_id = $1`, [id])
-      )[0]?.seq;
+      (await selectRows<{ seq: string }>(db, `SELECT seq::text AS seq FROM change_log WHERE record_id = $1`, [id]))[0]
+        ?.seq;
     const [firstVersion, firstSeq] = [await version('people'), await seqOf()];
 
     await db.query(`UPDATE people SET last_name = 'After' WHERE id = $1`, [id]);
@@ -72,7 +75,10 @@ describe('change capture in the database', () => {
 
   it('a delete marks the record removed and moves the version', async () => {
     const id = randomUUID();
-    await db.query(`INSERT INTO organisations (id, enterprise_id, legal_name) VALUES ($1, $2, 'Gone')`, [id, enterprise]);
+    await db.query(`INSERT INTO organisations (id, enterprise_id, legal_name) VALUES ($1, $2, 'Gone')`, [
+      id,
+      enterprise,
+    ]);
     const before = await version('organisations');
     await db.query(`DELETE FROM organisations WHERE id = $1`, [id]);
     expect(await version('organisations')).toBe(before + 1);
@@ -100,7 +106,9 @@ describe('change capture in the database', () => {
       application,
     ]);
     const quotesBefore = await version('quotes');
-    await db.query(`UPDATE applications SET updated_at = updated_at + interval '1 second' WHERE id = $1`, [application]);
+    await db.query(`UPDATE applications SET updated_at = updated_at + interval '1 second' WHERE id = $1`, [
+      application,
+    ]);
     expect(await version('quotes')).toBe(quotesBefore + 1);
 
     await db.query(`INSERT INTO users (id, name, email, password_hash) VALUES ($1, 'U', $2, 'x')`, [
