@@ -19,19 +19,21 @@ export interface Page<T> {
 
 /**
  * How many rows of `table` belong to the enterprise (the `total` of R7's meta): one primary-key
- * read of the trigger-kept counter (migration TenantRowCounts), not a count of the rows.
+ * read of the trigger-kept counter (migration TenantRowCounts), not a count of the rows. The
+ * same row carries the version of the enterprise's records of that table (a list's ETag).
  */
 export async function countForEnterprise(
   executor: SqlExecutor,
   table: PagedTable,
   enterpriseId: string,
-): Promise<number> {
-  const [row] = await selectRows<{ total: number }>(
+): Promise<{ total: number; version: string }> {
+  const [row] = await selectRows<{ total: number; version: string }>(
     executor,
-    `SELECT row_count::int AS total FROM tenant_row_counts WHERE enterprise_id = $1 AND table_name = $2`,
+    `SELECT row_count::int AS total, version::text AS version FROM tenant_row_counts
+      WHERE enterprise_id = $1 AND table_name = $2`,
     [enterpriseId, table],
   );
-  return row?.total ?? 0;
+  return row ?? { total: 0, version: '0' };
 }
 
 /** Where a page sits in the index, and from which end it is cheaper to reach. */

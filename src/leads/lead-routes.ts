@@ -1,5 +1,5 @@
 import { Delete, ForbiddenException, Get, Param, Query, Req } from '@nestjs/common';
-import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
+import { Conditional, ConditionalRead, type Revalidation } from '../changes/conditional-read.js';
 import type { FastifyRequest } from 'fastify';
 import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
@@ -43,10 +43,19 @@ export abstract class LeadRoutes {
     @Query('page') page: unknown,
     @Req() request: FastifyRequest,
     @RequestApiVersion() version: ApiVersion,
+    @Conditional() conditional: Revalidation,
   ): Promise<PageEnvelope<LeadRecord>> {
     const current = parsePage(page);
-    const { records, total } = await this.reader.listPage(LEADS, enterpriseId, pageRequest(current), version);
-    return pageEnvelope(records, total, current, listUrl(request, this.config.appUrl));
+    const url = listUrl(request, this.config.appUrl);
+    const beforeRows = conditional.list('lead', current, url);
+    const { records, total } = await this.reader.listPage(
+      LEADS,
+      enterpriseId,
+      pageRequest(current),
+      version,
+      beforeRows,
+    );
+    return pageEnvelope(records, total, current, url);
   }
 
   @Get(':id')
@@ -59,8 +68,9 @@ export abstract class LeadRoutes {
     @Param('id', new RecordIdPipe(LEADS.model)) id: string,
     @CurrentEnterprise() enterpriseId: string,
     @RequestApiVersion() version: ApiVersion,
+    @Conditional() conditional: Revalidation,
   ): Promise<DataEnvelope<LeadRecord>> {
-    return new DataEnvelope(await this.reader.get(LEADS, id, enterpriseId, version));
+    return new DataEnvelope(await this.reader.get(LEADS, id, enterpriseId, version, conditional.record('lead', id)));
   }
 
   /** Leads are never deleted through the API (spec 4.2, R11): 403 after authentication. */

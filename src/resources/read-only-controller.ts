@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Req, type Type } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { ConditionalRead } from '../changes/conditional-read.interceptor.js';
+import { Conditional, ConditionalRead, type Revalidation } from '../changes/conditional-read.js';
 import { BOTH_VERSIONS, type ApiVersion } from '../common/http/api-version.js';
 import { RequestApiVersion } from '../common/http/api-version.decorator.js';
 import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
@@ -58,19 +58,30 @@ export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoute
       @CurrentEnterprise() enterpriseId: string,
       @Req() request: FastifyRequest,
       @RequestApiVersion() version: ApiVersion,
+      @Conditional() conditional: Revalidation,
     ): Promise<PageEnvelope<Record> | DataEnvelope<Record[]>> {
       const page = parsePage((request.query as { page?: unknown }).page);
-      const { records, total } = await this.reader.listPage(resource, enterpriseId, pageRequest(page), version);
+      const url = listUrl(request, this.config.appUrl);
+      const beforeRows = resource.changeType && conditional.list(resource.changeType, page, url);
+      const { records, total } = await this.reader.listPage(
+        resource,
+        enterpriseId,
+        pageRequest(page),
+        version,
+        beforeRows,
+      );
       if (!resource.rows.paged) return new DataEnvelope(records);
-      return pageEnvelope(records, total, page, listUrl(request, this.config.appUrl));
+      return pageEnvelope(records, total, page, url);
     }
 
     async retrieve(
       @Param('id', new RecordIdPipe(resource.model)) id: string,
       @CurrentEnterprise() enterpriseId: string,
       @RequestApiVersion() version: ApiVersion,
+      @Conditional() conditional: Revalidation,
     ): Promise<DataEnvelope<Record>> {
-      return new DataEnvelope(await this.reader.get(resource, id, enterpriseId, version));
+      const beforePresent = resource.changeType && conditional.record(resource.changeType, id);
+      return new DataEnvelope(await this.reader.get(resource, id, enterpriseId, version, beforePresent));
     }
   }
   const [listDecorators, retrieveDecorators] = resourceReadRoutes(resource);

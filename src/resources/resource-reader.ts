@@ -10,6 +10,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { poolReader } from '../database/pool-reader.js';
 import type { SqlExecutor } from '../database/sql.js';
 import type { Page } from '../database/tenant-page.js';
+import type { BeforeRows } from './row-sources.js';
 import type { TenantResource } from './tenant-resource.js';
 
 /**
@@ -34,25 +35,32 @@ export class ResourceReader {
     enterpriseId: string,
     page: PageRequest,
     version: ApiVersion,
+    beforeRows?: BeforeRows,
   ): Promise<Page<Rec>> {
-    const { rows, total } = await resource.rows.listRows(this.db, enterpriseId, page);
+    const { rows, total } = await resource.rows.listRows(this.db, enterpriseId, page, beforeRows);
     if (rows.length === 0) return { records: [], total };
     const context = { db: this.db, cipher: this.cipher, enterpriseId, listVersion: version };
     return { records: await resource.present(rows, context), total };
   }
 
-  /** 404 when there is no such record; 403 when it is not the enterprise's (R9 step 6). */
+  /**
+   * 404 when there is no such record; 403 when it is not the enterprise's (R9 step 6).
+   * `beforePresent` is told the record's version (read with its row) before it is presented.
+   */
   async get<Rec extends { id: string }>(
     resource: TenantResource<{ id: string }, Rec>,
     id: string,
     enterpriseId: string,
     version: ApiVersion,
+    beforePresent?: (recordVersion: string | undefined) => void,
   ): Promise<Rec> {
-    const found = await resource.rows.findRow(this.db, id, enterpriseId);
+    const versionOf = beforePresent && resource.changeType;
+    const found = await resource.rows.findRow(this.db, id, enterpriseId, versionOf);
     if (!found) throw new RecordNotFoundException(resource.model, id);
     if (!found.inEnterprise && !resource.readableOutsideEnterprise?.(version, this.config)) {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
+    if (versionOf !== undefined) beforePresent?.(found.version);
     const [record] = await resource.present([found.row], { db: this.db, cipher: this.cipher, enterpriseId });
     if (!record) throw new RecordNotFoundException(resource.model, id);
     return record;

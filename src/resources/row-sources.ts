@@ -8,12 +8,22 @@ import {
   type PagedTable,
 } from '../database/tenant-page.js';
 import type { PageRequest } from '../common/http/pagination.js';
+import type { ChangeType } from '../changes/change-types.js';
 
 /** A row found by id, and whether it is the enterprise's. */
 export interface FoundRow<Row> {
   readonly row: Row;
   readonly inEnterprise: boolean;
+  /** The record's version in the enterprise (its change-log position), when it was asked for. */
+  readonly version?: string;
 }
+
+/**
+ * Told the version of the enterprise's records of the listed type, read in the same statement as
+ * the total and before any row: a conditional GET answers 304 from it (by throwing) without the
+ * rows being read.
+ */
+export type BeforeRows = (listVersion: string) => void;
 
 /** Where a resource's rows come from. Every method is a fixed number of queries. */
 export interface RowSource<Row> {
@@ -22,8 +32,19 @@ export interface RowSource<Row> {
   /** The tenant table (with `enterprise_id`) the rows are read from; none for users. */
   readonly table?: PagedTable;
   /** One page (paged) or every row (unpaginated) of the enterprise, newest first, and the total. */
-  listRows(db: SqlExecutor, enterpriseId: string, page: PageRequest): Promise<{ rows: Row[]; total: number }>;
-  findRow(db: SqlExecutor, id: string, enterpriseId: string): Promise<FoundRow<Row> | undefined>;
+  listRows(
+    db: SqlExecutor,
+    enterpriseId: string,
+    page: PageRequest,
+    beforeRows?: BeforeRows,
+  ): Promise<{ rows: Row[]; total: number }>;
+  /** With `versionOf`, also the record's version in the enterprise, in the same statement. */
+  findRow(
+    db: SqlExecutor,
+    id: string,
+    enterpriseId: string,
+    versionOf?: ChangeType,
+  ): Promise<FoundRow<Row> | undefined>;
   /** The enterprise's rows among these ids; others are left out. */
   rowsByIds(db: SqlExecutor, ids: readonly string[], enterpriseId: string): Promise<Row[]>;
 }
@@ -54,12 +75,14 @@ export function tenantTableRows<Row extends { enterprise_id: string | null }>(sp
       ? wrap(`SELECT ${columns} FROM ${table} ${alias} ${where}`)
       : `SELECT ${columns} FROM ${table} ${alias} ${where}`;
   const byId = select('WHERE id = $1');
+  const byIdVersioned = `SELECT s.*, ${changeSeq('$2', '$3', 's.id')} AS change_seq FROM (${byId}) s`;
   const byIds = select('WHERE id = ANY($1::uuid[]) AND enterprise_id = $2');
   return {
     paged: true,
     table,
-    async listRows(db, enterpriseId, page) {
-      const total = await countForEnterprise(db, table, enterpriseId);
+    async listRows(db, enterpriseId, page, beforeRows) {
+      const { total, version } = await countForEnterprise(db, table, enterpriseId);
+      beforeRows?.(version);
       const plan = planPage(page, total);
       if (!plan) return { rows: [], total };
       const selection = `SELECT ${columns} FROM ${table} ${alias} JOIN (${pageIdsSql(table, plan)}) k ON k.id = ${alias}.id`;
@@ -70,9 +93,13 @@ export function tenantTableRows<Row extends { enterprise_id: string | null }>(sp
       );
       return { rows, total };
     },
-    async findRow(db, id, enterpriseId) {
-      const [row] = await selectRows<Row>(db, byId, [id]);
-      return row && { row, inEnterprise: row.enterprise_id === enterpriseId };
+    async findRow(db, id, enterpriseId, versionOf) {
+      if (versionOf === undefined) {
+        const [row] = await selectRows<Row>(db, byId, [id]);
+        return row && { row, inEnterprise: row.enterprise_id === enterpriseId };
+      }
+      const [found] = await selectRows<Row & Versioned>(db, byIdVersioned, [id, enterpriseId, versionOf]);
+      return found && withVersion(found, found.enterprise_id === enterpriseId);
     },
     async rowsByIds(db, ids, enterpriseId) {
       if (ids.length === 0) return [];
@@ -88,7 +115,8 @@ export function tenantTableRows<Row extends { enterprise_id: string | null }>(sp
 export function memberRows<Row>(columns: string): RowSource<Row> {
   return {
     paged: false,
-    async listRows(db, enterpriseId) {
+    async listRows(db, enterpriseId, _page, beforeRows) {
+      if (beforeRows) beforeRows(await usersVersion(db, enterpriseId));
       const rows = await selectRows<Row>(
         db,
         `SELECT ${columns} FROM users u JOIN memberships m ON m.user_id = u.id
@@ -97,16 +125,18 @@ export function memberRows<Row>(columns: string): RowSource<Row> {
       );
       return { rows, total: rows.length };
     },
-    async findRow(db, id, enterpriseId) {
-      const [found] = await selectRows<Row & { member: boolean }>(
+    async findRow(db, id, enterpriseId, versionOf) {
+      const version = versionOf === undefined ? 'NULL' : changeSeq('$2', `'user'`, 'u.id');
+      const [found] = await selectRows<Row & Versioned & { member: boolean }>(
         db,
-        `SELECT ${columns}, EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id AND m.enterprise_id = $2) AS member
+        `SELECT ${columns}, EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id AND m.enterprise_id = $2) AS member,
+                ${version} AS change_seq
            FROM users u WHERE u.id = $1`,
         [id, enterpriseId],
       );
       if (!found) return undefined;
       const { member, ...row } = found;
-      return { row: row as Row, inEnterprise: member };
+      return withVersion(row as Row & Versioned, member);
     },
     async rowsByIds(db, ids, enterpriseId) {
       if (ids.length === 0) return [];
@@ -118,4 +148,30 @@ export function memberRows<Row>(columns: string): RowSource<Row> {
       );
     },
   };
+}
+
+interface Versioned {
+  change_seq: string | null;
+}
+
+/** The record's change-log position in the enterprise, as text (NULL: none there). */
+function changeSeq(enterprise: string, type: string, id: string): string {
+  return `(SELECT c.seq::text FROM change_log c
+            WHERE c.enterprise_id = ${enterprise} AND c.record_type = ${type} AND c.record_id = ${id}
+              AND c.action = 'upserted')`;
+}
+
+function withVersion<Row>(found: Row & Versioned, inEnterprise: boolean): FoundRow<Row> {
+  const { change_seq: version, ...row } = found;
+  return version === null ? { row: row as Row, inEnterprise } : { row: row as Row, inEnterprise, version };
+}
+
+/** The version of an enterprise's users (kept on a row of its own, as the other types' are). */
+async function usersVersion(db: SqlExecutor, enterpriseId: string): Promise<string> {
+  const [row] = await selectRows<{ version: string }>(
+    db,
+    `SELECT version::text AS version FROM tenant_row_counts WHERE enterprise_id = $1 AND table_name = 'users'`,
+    [enterpriseId],
+  );
+  return row?.version ?? '0';
 }
