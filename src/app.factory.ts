@@ -25,6 +25,7 @@ import { measureRequests } from './observability/request-metrics.js';
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { caseV1Answers } from './common/casing/v1-casing.hook.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -103,6 +104,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     abortOnError: false,
   });
   registries.set(app, routes);
+  caseV1Answers(fastify, app);
   if (metrics) {
     metricsByApp.set(app, metrics);
     const dataSource = app.get<DataSource>(getDataSourceToken());

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -10,7 +10,6 @@ import { AuthModule } from './auth/auth.module.js';
 import { AuthenticatedGuard } from './common/auth/authenticated.guard.js';
 import { AuthenticationModule } from './common/auth/authentication.module.js';
 import { TokenResolverGuard } from './common/auth/token-resolver.guard.js';
-import { V1CasingInterceptor } from './common/casing/v1-casing.interceptor.js';
 import { EnterpriseGuard } from './common/tenancy/enterprise.guard.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
@@ -45,9 +44,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthenticatedGuard },
         { provide: APP_GUARD, useClass: EnterpriseGuard },
-        // v1 records are cased on the way out; on v2 it only looks at the path. The v2 key
-        // normaliser is bound to the routes that read a body (the v2 lead writes).
-        { provide: APP_INTERCEPTOR, useClass: V1CasingInterceptor },
+        // No global interceptor: v1 records are cased by a hook on v1 answers (caseV1Answers),
+        // and the v2 key normaliser is bound to the routes that read a body (the v2 lead writes).
       ],
     };
   }

@@ -23,7 +23,7 @@ import type { LeadRecord } from './lead.presenter.js';
 import type { LeadsService } from './leads.service.js';
 
 /**
- * The lead routes that are the same in both versions (the v1 casing interceptor makes the
+ * The lead routes that are the same in both versions (the v1 casing hook makes the
  * difference in shape, R1). The version controllers extend this and add create and update,
  * whose rules differ (spec 4.3, R15-R17).
  */

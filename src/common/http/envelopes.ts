@@ -50,3 +50,15 @@ export class ChangeFeedEnvelope<T = unknown> {
 export class CursorEnvelope {
   constructor(readonly data: { cursor: string }) {}
 }
+
+/**
+ * A record answered as it is, not in `data` (v1's lead update): serialised as the record, and
+ * marked so the v1 casing step knows it holds one.
+ */
+export class BareRecord<T> {
+  constructor(readonly record: T) {}
+
+  toJSON(): T {
+    return this.record;
+  }
+}

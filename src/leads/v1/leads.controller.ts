@@ -1,6 +1,6 @@
 import { Controller, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { DataEnvelope } from '../../common/http/envelopes.js';
+import { BareRecord, DataEnvelope } from '../../common/http/envelopes.js';
 import { RecordIdPipe } from '../../common/http/record-id.pipe.js';
 import { IdempotentWrites } from '../../common/idempotency/idempotent-writes.service.js';
 import { CurrentWrite, type WriteRequest } from '../../common/idempotency/write-request.decorator.js';
@@ -52,7 +52,7 @@ export class V1LeadsController extends LeadRoutes {
     return new DataEnvelope(await this.writes.run(write, (db) => this.leads.create(enterpriseId, changes, db)));
   }
 
-  /** R17: the updated lead itself, not wrapped; the interceptor puts it in v1 casing. */
+  /** R17: the updated lead itself, not wrapped; the casing hook puts it in v1 casing. */
   @Put(':id')
   @UseGuards(LeadAccessGuard)
   @Operation(
@@ -71,7 +71,7 @@ export class V1LeadsController extends LeadRoutes {
     @CurrentEnterprise() enterpriseId: string,
     @LeadBody(V1LeadInputPipe) changes: LeadChanges,
     @CurrentWrite() write: WriteRequest,
-  ): Promise<LeadRecord> {
-    return this.writes.run(write, (db) => this.leads.update(id, enterpriseId, changes, db));
+  ): Promise<BareRecord<LeadRecord>> {
+    return new BareRecord(await this.writes.run(write, (db) => this.leads.update(id, enterpriseId, changes, db)));
   }
 }
