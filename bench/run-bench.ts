@@ -1,5 +1,6 @@
 import { execSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { get as httpGet } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,12 +28,16 @@ interface Row extends LoadResult {
   recordsPerSecond?: number;
 }
 
-type Scenario = { name: string; baseline?: boolean; /** records in each answer */ records?: number } & Omit<
-  LoadOptions,
-  'url' | 'durationSeconds'
-> & { path: string };
+type Scenario = {
+  name: string;
+  baseline?: boolean;
+  /** records in each answer */
+  records?: number;
+  /** The status every answer should have (default: any 2xx). */
+  status?: number;
+} & Omit<LoadOptions, 'url' | 'durationSeconds'> & { path: string };
 
-function scenarios(data: BenchData, token: string): Scenario[] {
+function scenarios(data: BenchData, token: string, pageOneTag: string): Scenario[] {
   const v2 = { authorization: `Bearer ${token}`, 'x-enterprise-id': data.enterpriseId, accept: 'application/json' };
   const v1 = { authorization: `Bearer ${token}`, enterpriseid: data.enterpriseId, accept: 'application/json' };
   const webhookBody = JSON.stringify({ event: 'document.viewed', data: { documentId: BENCH_DOCUMENT } });
@@ -43,6 +48,20 @@ function scenarios(data: BenchData, token: string): Scenario[] {
       records: 100,
       path: '/api/v2/people?page=1',
       headers: v2,
+      connections: CONNECTIONS,
+    },
+    {
+      name: 'v2 people page 1, revalidated (304)',
+      path: '/api/v2/people?page=1',
+      headers: { ...v2, 'if-none-match': pageOneTag },
+      status: 304,
+      connections: CONNECTIONS,
+    },
+    {
+      name: 'v2 people page 1, gzip',
+      records: 100,
+      path: '/api/v2/people?page=1',
+      headers: { ...v2, 'accept-encoding': 'gzip' },
       connections: CONNECTIONS,
     },
     {
@@ -118,7 +137,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function checkScenario(server: RunningServer, target: string, s: Scenario): Promise<void> {
   const check = await fetch(`${server.url}${s.path}`, { method: s.method ?? 'GET', headers: s.headers, body: s.body });
-  if (check.status >= 300) throw new Error(`${target} ${s.name}: ${check.status} ${await check.text()}`);
+  const expected = s.status === undefined ? check.status < 300 : check.status === s.status;
+  if (!expected) throw new Error(`${target} ${s.name}: ${check.status} ${await check.text()}`);
 }
 
 async function load(server: RunningServer, s: Scenario, seconds: number): Promise<LoadResult> {
@@ -231,6 +251,32 @@ async function feedTriggerCost(service: RunningServer, target: string, data: Ben
   }
 }
 
+/** People page 1's body as sent (bytes read off the socket), plain and with gzip asked for. */
+interface WireBytes {
+  plain: number;
+  gzip: number;
+}
+let wire: WireBytes | undefined;
+
+async function pageOneOnTheWire(server: RunningServer, token: string, data: BenchData): Promise<WireBytes> {
+  const bodyBytes = (encoding?: string) =>
+    new Promise<number>((resolve, reject) => {
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token}`,
+        'x-enterprise-id': data.enterpriseId,
+      };
+      if (encoding) headers['accept-encoding'] = encoding;
+      const req = httpGet(`${server.url}/api/v2/people?page=1`, { headers }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve(bytes));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+    });
+  return { plain: await bodyBytes(), gzip: await bodyBytes('gzip') };
+}
+
 /** Each measured process's own high-water mark of resident memory (VmHWM) over its whole run. */
 const processPeaks: Record<string, number> = {};
 
@@ -310,7 +356,11 @@ async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
     });
     try {
       const token = await login(service);
-      const list = scenarios(data, token);
+      const pageOne = await fetch(`${service.url}/api/v2/people?page=1`, {
+        headers: { authorization: `Bearer ${token}`, 'x-enterprise-id': data.enterpriseId },
+      });
+      const list = scenarios(data, token, pageOne.headers.get('etag') ?? '');
+      if (name === 'in-process') wire = await pageOneOnTheWire(service, token, data);
       const rows = await measure(service, target, baseline, baselineTarget, list);
       const leadCreate = list.find((s) => s.name === 'v2 lead create');
       if (leadCreate && name === 'in-process') rows.push(...(await feedTriggerCost(service, target, data, leadCreate)));
@@ -388,6 +438,20 @@ async function main(): Promise<void> {
   for (const name of targets()) rows.push(...(await serviceRun(data, name)));
   process.stdout.write(`${table(rows)}\n`);
   process.stdout.write(`One login's argon2id password check: ${loginCpu.toFixed(1)} ms of CPU\n`);
+  const revalidated = rows.find(
+    (r) => r.scenario === 'v2 people page 1, revalidated (304)' && r.target.includes('in-process'),
+  );
+  const full = rows.find((r) => r.scenario === 'v2 people page 1' && r.target === TARGETS['in-process'].target);
+  if (revalidated && full) {
+    process.stdout.write(
+      `People page 1 revalidated (304) vs full (200), in-process: ${(revalidated.requestsPerSecond / full.requestsPerSecond).toFixed(1)}x the req/s\n`,
+    );
+  }
+  if (wire) {
+    process.stdout.write(
+      `People page 1 body on the wire: ${wire.plain} bytes plain, ${wire.gzip} bytes with gzip (${((100 * wire.gzip) / wire.plain).toFixed(1)}%)\n`,
+    );
+  }
   for (const [target, peak] of Object.entries(processPeaks)) {
     process.stdout.write(`Peak RSS over the whole run (VmHWM), ${target}: ${peak.toFixed(0)} MiB\n`);
   }
