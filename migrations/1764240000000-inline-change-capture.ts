@@ -66,6 +66,10 @@ function inlineCaptureFunction(capture: Capture): string {
     END $$`;
 }
 
+/** Adds a row count and moves the version in the same UPDATE of the counter row. */
+const COUNT_AND_VERSION = `ON CONFLICT (enterprise_id, table_name)
+      DO UPDATE SET row_count = c.row_count + EXCLUDED.row_count, version = c.version + 1`;
+
 /** Counting a statement's rows moves the version of the enterprise's records of that table too. */
 function countFunction(name: 'on_insert' | 'on_delete', rows: string, sign: '' | '-'): string {
   return `
@@ -75,8 +79,7 @@ function countFunction(name: 'on_insert' | 'on_delete', rows: string, sign: '' |
       SELECT r.enterprise_id, TG_TABLE_NAME, ${sign}count(*), 1 FROM ${rows} r
        WHERE r.enterprise_id IS NOT NULL AND EXISTS (SELECT 1 FROM enterprises x WHERE x.id = r.enterprise_id)
        GROUP BY r.enterprise_id ORDER BY r.enterprise_id
-      ON CONFLICT (enterprise_id, table_name)
-        DO UPDATE SET row_count = c.row_count + EXCLUDED.row_count, version = c.version + 1;
+      ${COUNT_AND_VERSION};
       RETURN NULL;
     END $$`;
 }
@@ -87,8 +90,7 @@ const VERSIONED_ADD = `
     INSERT INTO tenant_row_counts AS c (enterprise_id, table_name, row_count, version)
     SELECT enterprise, target_table, delta, 1 WHERE enterprise IS NOT NULL
         AND EXISTS (SELECT 1 FROM enterprises WHERE id = enterprise)
-    ON CONFLICT (enterprise_id, table_name)
-      DO UPDATE SET row_count = c.row_count + EXCLUDED.row_count, version = c.version + 1
+    ${COUNT_AND_VERSION}
   $$`;
 
 export class InlineChangeCapture1764240000000 implements MigrationInterface {

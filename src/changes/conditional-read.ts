@@ -1,11 +1,9 @@
-import { applyDecorators, createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiVersionOf } from '../common/http/api-version.js';
 import { entityTag, matchesIfNoneMatch, NotModifiedException } from '../common/http/conditional/entity-tag.js';
-import type { ChangeType } from './change-types.js';
-
-const CONDITIONAL_TYPE = 'finance-intake:conditional-type';
+import type { TenantResource } from '../resources/tenant-resource.js';
 /** Operation extension read by the OpenAPI builder: ETag, If-None-Match and 304. */
 export const ETAG_EXTENSION = 'x-etag';
 
@@ -23,13 +21,20 @@ export class Revalidation {
     private readonly enterpriseId: string | undefined,
   ) {}
 
-  /** For a list page: the type's version, the page and the base URL of its links. */
-  list(type: ChangeType, page: number, url: string): (listVersion: string) => void {
+  /**
+   * For a list page: told the version of the resource's records; the tag also holds the page
+   * and the base URL of its links. None for a resource outside the change log.
+   */
+  list(resource: TenantResource, page: number, url: string): ((listVersion: string) => void) | undefined {
+    const type = resource.changeType;
+    if (type === undefined) return undefined;
     return (listVersion) => this.settle([type, 'list', listVersion, String(page), url]);
   }
 
-  /** For one record: its version in the enterprise, none when it is not the enterprise's. */
-  record(type: ChangeType, id: string): (recordVersion: string | undefined) => void {
+  /** For one record: told its version in the enterprise (none when it is not the enterprise's). */
+  record(resource: TenantResource, id: string): ((recordVersion: string | undefined) => void) | undefined {
+    const type = resource.changeType;
+    if (type === undefined) return undefined;
     return (recordVersion) => {
       if (recordVersion !== undefined) this.settle([type, id.toLowerCase(), recordVersion]);
     };
@@ -50,6 +55,5 @@ export const Conditional = createParamDecorator((_: unknown, context: ExecutionC
   return new Revalidation(request, http.getResponse<FastifyReply>(), request.enterpriseId);
 });
 
-/** Marks a list or retrieve route of `type` as answering conditional GETs (documented as such). */
-export const ConditionalRead = (type: ChangeType): MethodDecorator =>
-  applyDecorators(SetMetadata(CONDITIONAL_TYPE, type), ApiExtension(ETAG_EXTENSION, true));
+/** Documents a list or retrieve route as answering conditional GETs (ETag, If-None-Match, 304). */
+export const ConditionalRead = (): MethodDecorator => ApiExtension(ETAG_EXTENSION, true);

@@ -35,7 +35,7 @@ export abstract class LeadRoutes {
   ) {}
 
   @Get()
-  @ConditionalRead('lead')
+  @ConditionalRead()
   @Operation(LEADS.list.id, LEADS.list.summary, LEADS.list.description)
   @ApiPage(LEADS.schema, LEADS.list.answer)
   async list(
@@ -47,7 +47,7 @@ export abstract class LeadRoutes {
   ): Promise<PageEnvelope<LeadRecord>> {
     const current = parsePage(page);
     const url = listUrl(request, this.config.appUrl);
-    const beforeRows = conditional.list('lead', current, url);
+    const beforeRows = conditional.list(LEADS, current, url);
     const { records, total } = await this.reader.listPage(
       LEADS,
       enterpriseId,
@@ -59,7 +59,7 @@ export abstract class LeadRoutes {
   }
 
   @Get(':id')
-  @ConditionalRead('lead')
+  @ConditionalRead()
   @Operation(LEADS.retrieve.id, LEADS.retrieve.summary, LEADS.retrieve.description)
   @ApiRecord(LEADS.schema, LEADS.retrieve.answer)
   @ApiRecordId(LEADS.model)
@@ -70,7 +70,7 @@ export abstract class LeadRoutes {
     @RequestApiVersion() version: ApiVersion,
     @Conditional() conditional: Revalidation,
   ): Promise<DataEnvelope<LeadRecord>> {
-    return new DataEnvelope(await this.reader.get(LEADS, id, enterpriseId, version, conditional.record('lead', id)));
+    return new DataEnvelope(await this.reader.get(LEADS, id, enterpriseId, version, conditional.record(LEADS, id)));
   }
 
   /** Leads are never deleted through the API (spec 4.2, R11): 403 after authentication. */

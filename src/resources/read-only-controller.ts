@@ -20,7 +20,7 @@ type Record = { id: string };
 /** The list and retrieve routes of a resource, as its descriptor describes them (R7-R9). */
 export function resourceReadRoutes(resource: TenantResource): MethodDecorator[][] {
   const { list, retrieve, changeType } = resource;
-  const conditional = changeType ? [ConditionalRead(changeType)] : [];
+  const conditional = changeType ? [ConditionalRead()] : [];
   return [
     [
       Get(),
@@ -62,7 +62,7 @@ export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoute
     ): Promise<PageEnvelope<Record> | DataEnvelope<Record[]>> {
       const page = parsePage((request.query as { page?: unknown }).page);
       const url = listUrl(request, this.config.appUrl);
-      const beforeRows = resource.changeType && conditional.list(resource.changeType, page, url);
+      const beforeRows = conditional.list(resource, page, url);
       const { records, total } = await this.reader.listPage(
         resource,
         enterpriseId,
@@ -80,7 +80,7 @@ export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoute
       @RequestApiVersion() version: ApiVersion,
       @Conditional() conditional: Revalidation,
     ): Promise<DataEnvelope<Record>> {
-      const beforePresent = resource.changeType && conditional.record(resource.changeType, id);
+      const beforePresent = conditional.record(resource, id);
       return new DataEnvelope(await this.reader.get(resource, id, enterpriseId, version, beforePresent));
     }
   }

@@ -54,13 +54,13 @@ export class ResourceReader {
     version: ApiVersion,
     beforePresent?: (recordVersion: string | undefined) => void,
   ): Promise<Rec> {
-    const versionOf = beforePresent && resource.changeType;
+    const versionOf = beforePresent ? resource.changeType : undefined;
     const found = await resource.rows.findRow(this.db, id, enterpriseId, versionOf);
     if (!found) throw new RecordNotFoundException(resource.model, id);
     if (!found.inEnterprise && !resource.readableOutsideEnterprise?.(version, this.config)) {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
-    if (versionOf !== undefined) beforePresent?.(found.version);
+    beforePresent?.(found.version);
     const [record] = await resource.present([found.row], { db: this.db, cipher: this.cipher, enterpriseId });
     if (!record) throw new RecordNotFoundException(resource.model, id);
     return record;

@@ -116,7 +116,8 @@ export function memberRows<Row>(columns: string): RowSource<Row> {
   return {
     paged: false,
     async listRows(db, enterpriseId, _page, beforeRows) {
-      if (beforeRows) beforeRows(await usersVersion(db, enterpriseId));
+      // The enterprise's users have a version row of their own, beside the tables' counters.
+      if (beforeRows) beforeRows((await countForEnterprise(db, 'users', enterpriseId)).version);
       const rows = await selectRows<Row>(
         db,
         `SELECT ${columns} FROM users u JOIN memberships m ON m.user_id = u.id
@@ -164,14 +165,4 @@ function changeSeq(enterprise: string, type: string, id: string): string {
 function withVersion<Row>(found: Row & Versioned, inEnterprise: boolean): FoundRow<Row> {
   const { change_seq: version, ...row } = found;
   return version === null ? { row: row as Row, inEnterprise } : { row: row as Row, inEnterprise, version };
-}
-
-/** The version of an enterprise's users (kept on a row of its own, as the other types' are). */
-async function usersVersion(db: SqlExecutor, enterpriseId: string): Promise<string> {
-  const [row] = await selectRows<{ version: string }>(
-    db,
-    `SELECT version::text AS version FROM tenant_row_counts WHERE enterprise_id = $1 AND table_name = 'users'`,
-    [enterpriseId],
-  );
-  return row?.version ?? '0';
 }

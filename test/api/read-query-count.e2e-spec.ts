@@ -144,6 +144,26 @@ describe('a list page costs a fixed number of queries (no N+1)', () => {
     expect(list.sql.filter((statement) => /\btenant_row_counts\b/.test(statement))).toHaveLength(1);
   });
 
+  it("answers a 304 before reading a page's rows or a record's nested rows", async () => {
+    const headers = apiHeaders('v2', token, BIG);
+    for (const url of ['/api/v2/people', `/api/v2/people/${fixture.people[0]?.id ?? ''}`]) {
+      const first = await t.app.inject({ method: 'GET', url, headers });
+      const tag = first.headers.etag;
+      expect(typeof tag).toBe('string');
+      const spy = jest.spyOn(t.dataSource.logger, 'logQuery');
+      try {
+        const again = await t.app.inject({ method: 'GET', url, headers: { ...headers, 'if-none-match': String(tag) } });
+        expect(again.statusCode).toBe(304);
+        const sql = spy.mock.calls.map(([statement]) => statement);
+        // The token and membership, then the statement that carries the version; nothing after it.
+        expect(sql).toHaveLength(2);
+        expect(sql.some((statement) => /\b(phone_numbers|emails|addresses|financials)\b/.test(statement))).toBe(false);
+      } finally {
+        spy.mockRestore();
+      }
+    }
+  });
+
   it('resolves the token and the enterprise membership in one statement', async () => {
     for (const version of ['v1', 'v2'] as const) {
       const { sql } = await queriesOf(version, `/people/${fixture.people[0]?.id ?? ''}`, BIG);

@@ -17,10 +17,16 @@ const V1_PREFIX = '/api/v1/';
  */
 export function caseV1Answers(fastify: FastifyInstance, app: NestFastifyApplication): void {
   let casings: ReadonlyMap<string, RecordCasing> | undefined;
+  // Each route's casing, worked out on its first v1 answer.
+  const byRoute = new Map<string, RecordCasing | undefined>();
+  const casingOfRoute = (route: string): RecordCasing | undefined => {
+    if (!byRoute.has(route)) byRoute.set(route, casingOf((casings ??= controllerCasings(app)), route));
+    return byRoute.get(route);
+  };
   fastify.addHook('preSerialization', (request, _reply, payload, done) => {
-    if (!request.url.startsWith(V1_PREFIX)) return done(null, payload);
-    casings ??= controllerCasings(app);
-    done(null, caseBody(payload, casingOf(casings, request.routeOptions.url)));
+    const route = request.routeOptions.url;
+    if (!request.url.startsWith(V1_PREFIX) || route === undefined) return done(null, payload);
+    done(null, caseBody(payload, casingOfRoute(route)));
   });
 }
 
@@ -38,8 +44,7 @@ function controllerCasings(app: NestFastifyApplication): Map<string, RecordCasin
   return found;
 }
 
-function casingOf(casings: ReadonlyMap<string, RecordCasing>, route: string | undefined): RecordCasing | undefined {
-  if (route === undefined) return undefined;
+function casingOf(casings: ReadonlyMap<string, RecordCasing>, route: string): RecordCasing | undefined {
   for (const [path, casing] of casings) if (route === path || route.startsWith(`${path}/`)) return casing;
   return undefined;
 }
