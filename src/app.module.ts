@@ -4,14 +4,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { dataSourceOptions, type DatabaseTarget } from './database/data-source-options.js';
+import { PoolReaderModule } from './database/pool-reader.module.js';
 import { HealthModule } from './health/health.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { AuthModule } from './auth/auth.module.js';
-import { AuthenticatedGuard } from './common/auth/authenticated.guard.js';
 import { AuthenticationModule } from './common/auth/authentication.module.js';
-import { TokenResolverGuard } from './common/auth/token-resolver.guard.js';
-import { EnterpriseGuard } from './common/tenancy/enterprise.guard.js';
-import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
+import { AccessGuard } from './common/access/access.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { EnterprisesModule } from './enterprises/enterprises.module.js';
 import { LeadsModule } from './leads/leads.module.js';
@@ -27,6 +25,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         TypeOrmModule.forRoot({ ...dataSourceOptions(database, config.migrationsRun), retryAttempts: 0 }),
+        PoolReaderModule.forRoot(config.databasePreparedStatements && database.embedded !== true),
         AuthenticationModule,
         RateLimitModule,
         HealthModule,
@@ -38,12 +37,9 @@ export class AppModule {
         ChangesModule,
         OpenApiModule,
       ],
-      // The order of checks of R9, once for every route: guards run in this order.
       providers: [
-        { provide: APP_GUARD, useClass: TokenResolverGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
-        { provide: APP_GUARD, useClass: AuthenticatedGuard },
-        { provide: APP_GUARD, useClass: EnterpriseGuard },
+        // Token, rate limit, 401, enterprise: the order of checks of every route, in one guard.
+        { provide: APP_GUARD, useClass: AccessGuard },
         // No global interceptor: v1 records are cased by a hook on v1 answers (caseV1Answers),
         // and the v2 key normaliser is bound to the routes that read a body (the v2 lead writes).
       ],

@@ -13,6 +13,8 @@ export interface AppConfig {
   /** Unset: the embedded PostgreSQL under `dataDir` is used. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolMax: number;
+  /** Name the request path's reads so PostgreSQL parses and plans each once per connection (never on the embedded database). */
+  readonly databasePreparedStatements: boolean;
   readonly dataDir: string;
   readonly redisUrl: string | undefined;
   /** The current key first, then previous keys (decryption only). */
@@ -107,6 +109,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     host: env.HOST,
     databaseUrl: env.DATABASE_URL,
     databasePoolMax: env.DATABASE_URL ? env.DATABASE_POOL_MAX : 1,
+    databasePreparedStatements: env.DATABASE_PREPARED_STATEMENTS,
     dataDir,
     redisUrl: env.REDIS_URL,
     encryptionKeys: [current, ...previous],

@@ -57,6 +57,7 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: positiveInt(200).default(10),
+  DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: redisUrl.optional(),
   APP_KEY: z.string().optional(),

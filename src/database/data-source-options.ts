@@ -7,6 +7,8 @@ import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 export interface DatabaseTarget {
   readonly url: string;
   readonly poolMax: number;
+  /** The embedded server: every connection shares one backend session. */
+  readonly embedded?: boolean;
 }
 
 /**

@@ -1,24 +1,62 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { SqlExecutor } from './sql.js';
 
 /**
- * Plain reads on every request's path (the token, the membership, one record): the pg pool
+ * At most this many distinct statements get a name (each connection keeps every named statement
+ * it parsed for its lifetime); statements past it run unnamed. The service's reads are built
+ * from fixed templates, a few dozen texts in all.
+ */
+export const MAX_PREPARED_STATEMENTS = 500;
+
+/** Whether the application's PoolReader names its statements (a boolean). */
+export const PREPARED_STATEMENTS = Symbol('PREPARED_STATEMENTS');
+
+/** Names of prepared statements by their text, shared by every reader of the process. */
+const statementNames = new Map<string, string>();
+
+/** The name a statement is prepared under: derived from its text, so one text has one name. */
+export function preparedStatementName(sql: string): string | undefined {
+  let name = statementNames.get(sql);
+  if (name === undefined && statementNames.size < MAX_PREPARED_STATEMENTS) {
+    name = `fi_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
+/**
+ * Plain reads on every request's path (the token, the membership, the records): the pg pool
  * TypeORM opened, queried directly. `DataSource.query` creates and releases a query runner and
  * broadcasts events for each statement; for these statements that bought nothing and cost a
- * measurable share of a lead retrieve (issue 9). Same pool, same connection settings (statement
- * timeout included), same errors from pg; statements still go to TypeORM's logger, so logging
- * and the tests that count statements see them.
+ * measurable share of a lead retrieve. Same pool, same connection settings (statement timeout
+ * included), same errors from pg; statements still go to TypeORM's logger, so logging and the
+ * tests that count statements see them.
+ *
+ * Each statement is a named prepared statement unless DATABASE_PREPARED_STATEMENTS=false (or the
+ * database is the embedded one):
+ * PostgreSQL parses and plans it once per connection instead of on every request, which for the
+ * token look-up and a record with its version was most of the database's work per request.
  */
-export function poolReader(dataSource: DataSource): SqlExecutor {
-  return {
-    query: async (sql: string, parameters: unknown[] = []) => {
-      // Read on each call: the pool exists only while the DataSource is initialized.
-      const pool = (dataSource.driver as unknown as { master?: Pool }).master;
-      if (!pool) throw new Error('Connection terminated: the database connection pool is not open');
-      dataSource.logger.logQuery(sql, parameters);
-      const result = await pool.query<Record<string, unknown>>(sql, parameters);
-      return result.rows;
-    },
-  };
+@Injectable()
+export class PoolReader implements SqlExecutor {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(PREPARED_STATEMENTS) private readonly prepare: boolean,
+  ) {}
+
+  async query(sql: string, parameters: unknown[] = []): Promise<Record<string, unknown>[]> {
+    // Read on each call: the pool exists only while the DataSource is initialized.
+    const pool = (this.dataSource.driver as unknown as { master?: Pool }).master;
+    if (!pool) throw new Error('Connection terminated: the database connection pool is not open');
+    this.dataSource.logger.logQuery(sql, parameters);
+    const name = this.prepare ? preparedStatementName(sql) : undefined;
+    const result = await pool.query<Record<string, unknown>>(
+      name === undefined ? { text: sql, values: parameters } : { text: sql, values: parameters, name },
+    );
+    return result.rows;
+  }
 }

@@ -1,13 +1,11 @@
 import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { FieldCipher } from '../common/crypto/field-cipher.js';
 import type { ApiVersion } from '../common/http/api-version.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import type { PageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { poolReader } from '../database/pool-reader.js';
+import { PoolReader } from '../database/pool-reader.js';
 import type { SqlExecutor } from '../database/sql.js';
 import type { Page } from '../database/tenant-page.js';
 import type { BeforeRows } from './row-sources.js';
@@ -19,15 +17,11 @@ import type { TenantResource } from './tenant-resource.js';
  */
 @Injectable()
 export class ResourceReader {
-  private readonly db: SqlExecutor;
-
   constructor(
-    @InjectDataSource() dataSource: DataSource,
+    private readonly db: PoolReader,
     private readonly cipher: FieldCipher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.db = poolReader(dataSource);
-  }
+  ) {}
 
   /** One page of the enterprise's records, newest first (R7), or all of them when not paged. */
   async listPage<Rec extends { id: string }>(

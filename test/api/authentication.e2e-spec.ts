@@ -37,6 +37,19 @@ describe('bearer authentication and the enterprise header', () => {
     }
   });
 
+  it('reads the token from the Authorization header only: scheme in any case, nothing else', async () => {
+    const enterprise = { 'X-Enterprise-Id': tenant.enterpriseId };
+    expect((await get('/api/v2/users', { ...enterprise, authorization: `bearer ${token}` })).statusCode).toBe(200);
+    expect((await get('/api/v2/users', { ...enterprise, authorization: `BEARER ${token}` })).statusCode).toBe(200);
+    // A token in the URL ends up in access logs and browser history: never read.
+    const inQuery = await get(`/api/v2/users?access_token=${encodeURIComponent(token)}`, enterprise);
+    expect(inQuery.statusCode).toBe(401);
+    for (const authorization of [`Bearer  ${token}`, `Bearer ${token} extra`, 'Bearer', 'Bearer ']) {
+      const res = await get('/api/v2/users', { ...enterprise, authorization });
+      expect([authorization, res.statusCode]).toEqual([authorization, 401]);
+    }
+  });
+
   it('answers 401 when the secret part is wrong for a real token id', async () => {
     const [id] = token.split('|');
     const res = await get('/api/v2/enterprises', { authorization: `Bearer ${id}|${'b'.repeat(48)}` });

@@ -23,6 +23,7 @@ describe('configuration', () => {
       logLevel: 'info',
       v1LegacyUserLookup: false,
       webConcurrency: 1,
+      databasePreparedStatements: true,
     });
   });
 
@@ -41,6 +42,7 @@ describe('configuration', () => {
       MIGRATIONS_RUN: 'false',
       LOG_LEVEL: 'debug',
       V1_LEGACY_USER_LOOKUP: '1',
+      DATABASE_PREPARED_STATEMENTS: 'no',
     });
     expect(config.port).toBe(8080);
     expect(config.encryptionKeys).toHaveLength(3);
@@ -51,6 +53,7 @@ describe('configuration', () => {
     expect(config.trustProxy).toBe(true);
     expect(config.migrationsRun).toBe(false);
     expect(config.v1LegacyUserLookup).toBe(true);
+    expect(config.databasePreparedStatements).toBe(false);
   });
 
   it.each([
@@ -62,6 +65,10 @@ describe('configuration', () => {
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'Invalid configuration: RATE_LIMIT_PER_MINUTE must be between 1 and 1000000.'],
     [{ TRUST_PROXY: 'maybe' }, 'Invalid configuration: TRUST_PROXY must be true or false.'],
     [{ MIGRATIONS_RUN: 'sometimes' }, 'Invalid configuration: MIGRATIONS_RUN must be true or false.'],
+    [
+      { DATABASE_PREPARED_STATEMENTS: 'off' },
+      'Invalid configuration: DATABASE_PREPARED_STATEMENTS must be true or false.',
+    ],
     [{ V1_LEGACY_USER_LOOKUP: '2' }, 'Invalid configuration: V1_LEGACY_USER_LOOKUP must be true or false.'],
     [
       { LOG_LEVEL: 'loud' },

@@ -1,14 +1,12 @@
 import { Global, Module } from '@nestjs/common';
-import { PassportModule } from '@nestjs/passport';
+import { EnterpriseAccess } from '../tenancy/enterprise-access.js';
 import { MembershipService } from '../tenancy/membership.service.js';
-import { BearerStrategy } from './bearer.strategy.js';
 import { TokenService } from './token.service.js';
 
-/** Token issue and resolution, the bearer strategy and membership look-ups, for every module. */
+/** Token issue and resolution and membership look-ups, for every module. */
 @Global()
 @Module({
-  imports: [PassportModule],
-  providers: [TokenService, BearerStrategy, MembershipService],
-  exports: [TokenService, MembershipService],
+  providers: [TokenService, MembershipService, EnterpriseAccess],
+  exports: [TokenService, MembershipService, EnterpriseAccess],
 })
 export class AuthenticationModule {}

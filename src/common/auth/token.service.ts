@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nes
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { poolReader } from '../../database/pool-reader.js';
+import { PoolReader } from '../../database/pool-reader.js';
 import { newSecret, sha256Hex } from './access-token.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 import { findTokenUser } from './token-lookup.js';
@@ -18,6 +18,7 @@ export class TokenService implements BeforeApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly reader: PoolReader,
   ) {}
 
   /** A login token. Issuing it counts as its first use: its `last_used_at` is now. */
@@ -37,12 +38,7 @@ export class TokenService implements BeforeApplicationShutdown {
    * on its way, not before: the read stays one query.
    */
   async resolve(plaintext: string, enterpriseId?: string): Promise<AuthenticatedUser | undefined> {
-    const match = await findTokenUser(
-      poolReader(this.dataSource),
-      plaintext,
-      this.config.tokenLifetimeMinutes,
-      enterpriseId,
-    );
+    const match = await findTokenUser(this.reader, plaintext, this.config.tokenLifetimeMinutes, enterpriseId);
     if (!match) return undefined;
     if (match.touchDue) this.touch(match.user.tokenId);
     return match.user;
@@ -59,7 +55,7 @@ export class TokenService implements BeforeApplicationShutdown {
 
   private touch(tokenId: string): void {
     // Conditional, so instances that saw the same stale value write once between them.
-    const write = poolReader(this.dataSource)
+    const write = this.reader
       .query(
         `UPDATE access_tokens SET last_used_at = now()
           WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - interval '1 minute')`,

@@ -1,12 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { Clock } from './clock.js';
-import { RateLimitGuard } from './rate-limit.guard.js';
+import { RateLimiter } from './rate-limiter.js';
 import { RateLimitStorage } from './rate-limit.storage.js';
 
 /** The throttle of spec 8 / R22: RATE_LIMIT_PER_MINUTE per fixed 60-second window. */
 @Global()
 @Module({
-  providers: [Clock, RateLimitStorage, RateLimitGuard],
-  exports: [Clock, RateLimitStorage, RateLimitGuard],
+  providers: [Clock, RateLimitStorage, RateLimiter],
+  exports: [Clock, RateLimitStorage, RateLimiter],
 })
 export class RateLimitModule {}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { PoolReader } from '../../src/database/pool-reader.js';
+import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * The request path's reads are named prepared statements on a PostgreSQL server (parsed and
+ * planned once per connection), unnamed with DATABASE_PREPARED_STATEMENTS=false and always on
+ * the embedded server, whose connections share one session. One pool connection, so the
+ * statements a request prepared are the ones `pg_prepared_statements` lists.
+ */
+describe('prepared statements of the request path', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  async function preparedAfterReads(env: Record<string, string>): Promise<{ name: string; statement: string }[]> {
+    t = await createTestApp({ DATABASE_POOL_MAX: '1', ...env });
+    const { doc, tenant } = tenantDocument();
+    const person = { id: randomUUID(), enterprise_id: tenant.enterpriseId, first_name: 'Ada', last_name: 'Lovelace' };
+    await importFixture(t, { ...doc, people: [person] });
+    const token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    for (let i = 0; i < 2; i++) {
+      const res = await t.app.inject({ url: '/api/v2/people', headers: apiHeaders('v2', token, tenant.enterpriseId) });
+      expect(res.statusCode).toBe(200);
+    }
+    const rows = (await t.app.get(PoolReader).query('SELECT name, statement FROM pg_prepared_statements')) as {
+      name: string;
+      statement: string;
+    }[];
+    return rows.filter((row) => row.name.startsWith('fi_'));
+  }
+
+  it('names the token look-up and the list read, unless switched off or embedded', async () => {
+    const prepared = await preparedAfterReads({});
+    if (t?.database.embedded) {
+      expect(prepared).toEqual([]);
+      return;
+    }
+    expect(prepared.some((row) => row.statement.includes('access_tokens'))).toBe(true);
+    expect(prepared.some((row) => row.statement.includes('FROM people p'))).toBe(true);
+    // One name per text: the second request reused the first one's statements.
+    expect(new Set(prepared.map((row) => row.statement)).size).toBe(prepared.length);
+  });
+
+  it('prepares nothing with DATABASE_PREPARED_STATEMENTS=false', async () => {
+    expect(await preparedAfterReads({ DATABASE_PREPARED_STATEMENTS: 'false' })).toEqual([]);
+  });
+});
