@@ -77,6 +77,9 @@ export function serviceEnv(
   return {
     DATABASE_URL: database.url,
     DATABASE_POOL_MAX: '1',
+    // A test's embedded server is reached by URL here, so the service cannot tell it shares one
+    // backend session with every other connection: named statements would clash.
+    ...(database.embedded ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {}),
     APP_KEY: TEST_APP_KEY,
     PORT: String(port),
     HOST: '127.0.0.1',
