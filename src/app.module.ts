@@ -25,7 +25,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         TypeOrmModule.forRoot({ ...dataSourceOptions(database, config.migrationsRun), retryAttempts: 0 }),
-        PoolReaderModule.forRoot(config.databasePreparedStatements && database.embedded !== true),
+        PoolReaderModule.forRoot(config, database),
         AuthenticationModule,
         RateLimitModule,
         HealthModule,

@@ -1,4 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import type { DatabaseTarget } from './data-source-options.js';
 import { PoolReader, PREPARED_STATEMENTS } from './pool-reader.js';
 
 /** The request path's reader of the database, one per application, for every module. */
@@ -6,11 +8,12 @@ import { PoolReader, PREPARED_STATEMENTS } from './pool-reader.js';
 @Module({})
 export class PoolReaderModule {
   /**
-   * `prepare`: name statements (see PoolReader). Never on the embedded server: it runs every
-   * connection in one backend session, so a name one pool connection prepared would clash with
-   * the same name prepared by the next.
+   * Statements are named (see PoolReader) as DATABASE_PREPARED_STATEMENTS says, never on the
+   * embedded server: it runs every connection in one backend session, so a name one pool
+   * connection prepared would clash with the same name prepared by the next.
    */
-  static forRoot(prepare: boolean): DynamicModule {
+  static forRoot(config: AppConfig, database: DatabaseTarget): DynamicModule {
+    const prepare = config.databasePreparedStatements && database.embedded !== true;
     return {
       module: PoolReaderModule,
       providers: [PoolReader, { provide: PREPARED_STATEMENTS, useValue: prepare }],

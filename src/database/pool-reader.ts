@@ -15,18 +15,25 @@ export const MAX_PREPARED_STATEMENTS = 500;
 /** Whether the application's PoolReader names its statements (a boolean). */
 export const PREPARED_STATEMENTS = Symbol('PREPARED_STATEMENTS');
 
-/** Names of prepared statements by their text, shared by every reader of the process. */
-const statementNames = new Map<string, string>();
+/** Names of prepared statements by their text: one name per text, for at most `limit` texts. */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
 
-/** The name a statement is prepared under: derived from its text, so one text has one name. */
-export function preparedStatementName(sql: string): string | undefined {
-  let name = statementNames.get(sql);
-  if (name === undefined && statementNames.size < MAX_PREPARED_STATEMENTS) {
-    name = `fi_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
-    statementNames.set(sql, name);
+  constructor(private readonly limit = MAX_PREPARED_STATEMENTS) {}
+
+  /** The name a statement is prepared under (derived from its text), or undefined past the limit. */
+  of(sql: string): string | undefined {
+    let name = this.names.get(sql);
+    if (name === undefined && this.names.size < this.limit) {
+      name = `fi_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+      this.names.set(sql, name);
+    }
+    return name;
   }
-  return name;
 }
+
+/** Shared by every reader of the process: the bound is per process. */
+const statementNames = new StatementNames();
 
 /**
  * Plain reads on every request's path (the token, the membership, the records): the pg pool
@@ -53,7 +60,7 @@ export class PoolReader implements SqlExecutor {
     const pool = (this.dataSource.driver as unknown as { master?: Pool }).master;
     if (!pool) throw new Error('Connection terminated: the database connection pool is not open');
     this.dataSource.logger.logQuery(sql, parameters);
-    const name = this.prepare ? preparedStatementName(sql) : undefined;
+    const name = this.prepare ? statementNames.of(sql) : undefined;
     const result = await pool.query<Record<string, unknown>>(
       name === undefined ? { text: sql, values: parameters } : { text: sql, values: parameters, name },
     );

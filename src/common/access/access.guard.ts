@@ -6,7 +6,7 @@ import { TokenService } from '../auth/token.service.js';
 import { ErrorMessages } from '../http/error-messages.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { EnterpriseAccess } from '../tenancy/enterprise-access.js';
-import { headerEnterpriseId } from '../tenancy/enterprise-header.js';
+import { enterpriseIdOf, rawEnterpriseHeader } from '../tenancy/enterprise-header.js';
 import { RouteAccessCache } from './route-access.js';
 
 /**
@@ -37,13 +37,14 @@ export class AccessGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const token = bearerToken(request);
+    const header = rawEnterpriseHeader(request);
     // The token's query also answers whether the user belongs to the header's enterprise.
-    const user = token === undefined ? null : ((await this.tokens.resolve(token, headerEnterpriseId(request))) ?? null);
+    const user = token === undefined ? null : ((await this.tokens.resolve(token, enterpriseIdOf(header))) ?? null);
     request.user = user;
     if (!access.skipRateLimit) await this.rateLimiter.count(request, http.getResponse<FastifyReply>());
     if (access.isPublic) return true;
     if (!user) throw new UnauthorizedException({ message: ErrorMessages.unauthenticated });
-    if (!access.withoutEnterprise) await this.enterprises.check(request, user);
+    if (!access.withoutEnterprise) await this.enterprises.check(request, header, user);
     return true;
   }
 }

@@ -2,8 +2,7 @@ import { ForbiddenException, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ErrorMessages } from '../http/error-messages.js';
-import { isUuid } from '../http/uuid.js';
-import { rawEnterpriseHeader } from './enterprise-header.js';
+import { enterpriseIdOf, type EnterpriseHeader } from './enterprise-header.js';
 import { MembershipService } from './membership.service.js';
 
 /**
@@ -15,13 +14,12 @@ import { MembershipService } from './membership.service.js';
 export class EnterpriseAccess {
   constructor(private readonly memberships: MembershipService) {}
 
-  async check(request: FastifyRequest, user: AuthenticatedUser): Promise<void> {
-    const { version, value } = rawEnterpriseHeader(request);
-    if (value === undefined) {
-      throw new ForbiddenException({ message: ErrorMessages.enterpriseHeaderRequired(version) });
+  async check(request: FastifyRequest, header: EnterpriseHeader, user: AuthenticatedUser): Promise<void> {
+    if (header.value === undefined) {
+      throw new ForbiddenException({ message: ErrorMessages.enterpriseHeaderRequired(header.version) });
     }
-    const enterpriseId = value.toLowerCase();
-    if (!isUuid(enterpriseId) || !(await this.isMember(user, enterpriseId))) {
+    const enterpriseId = enterpriseIdOf(header);
+    if (enterpriseId === undefined || !(await this.isMember(user, enterpriseId))) {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     request.enterpriseId = enterpriseId;

@@ -14,16 +14,21 @@ export const ENTERPRISE_HEADER_NAME: Record<ApiVersion, string> = {
   v2: 'X-Enterprise-Id',
 };
 
+/** A request's enterprise header as sent: its version, and its first value trimmed (undefined when absent or blank). */
+export interface EnterpriseHeader {
+  readonly version: ApiVersion;
+  readonly value: string | undefined;
+}
+
 /** The raw enterprise header of a request in its version, first value, trimmed; undefined when absent or blank. */
-export function rawEnterpriseHeader(request: FastifyRequest): { version: ApiVersion; value: string | undefined } {
+export function rawEnterpriseHeader(request: FastifyRequest): EnterpriseHeader {
   const version = apiVersionOf(request.url) ?? 'v2';
   const header = request.headers[ENTERPRISE_HEADER[version]];
   const value = (Array.isArray(header) ? header[0] : header)?.trim();
   return { version, value: value === '' ? undefined : value };
 }
 
-/** The enterprise id the request's header names, lower-cased, when it is a UUID. */
-export function headerEnterpriseId(request: FastifyRequest): string | undefined {
-  const { value } = rawEnterpriseHeader(request);
-  return value !== undefined && isUuid(value) ? value.toLowerCase() : undefined;
+/** The enterprise id the header names, lower-cased, when it is a UUID. */
+export function enterpriseIdOf(header: EnterpriseHeader): string | undefined {
+  return header.value !== undefined && isUuid(header.value) ? header.value.toLowerCase() : undefined;
 }
