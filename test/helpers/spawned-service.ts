@@ -75,11 +75,8 @@ export function serviceEnv(
   env: Record<string, string> = {},
 ): Record<string, string> {
   return {
-    DATABASE_URL: database.url,
+    ...database.env,
     DATABASE_POOL_MAX: '1',
-    // A test's embedded server is reached by URL here, so the service cannot tell it shares one
-    // backend session with every other connection: named statements would clash.
-    ...(database.embedded ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {}),
     APP_KEY: TEST_APP_KEY,
     PORT: String(port),
     HOST: '127.0.0.1',

@@ -6,7 +6,17 @@ import { adminUrl, TEMPLATE_DATABASE } from './test-database-names.mjs';
 
 export interface TestDatabase extends DatabaseTarget {
   readonly embedded: boolean;
+  /**
+   * The variables that point a spawned service or CLI at this database. A test's embedded server
+   * is reached by URL, so the process cannot tell it shares one backend session with every
+   * other connection: prepared statements are switched off for it (their names would clash).
+   */
+  readonly env: Record<string, string>;
   release(): Promise<void>;
+}
+
+function processEnv(url: string, embedded: boolean): Record<string, string> {
+  return { DATABASE_URL: url, ...(embedded ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {}) };
 }
 
 function embeddedUrl(): string {
@@ -43,7 +53,7 @@ export async function acquireTestDatabase(options: { migrated?: boolean } = {}):
   if (!serverUrl) {
     const url = embeddedUrl();
     await resetEmbedded(url, migrated);
-    return { url, poolMax: 1, embedded: true, release: async () => {} };
+    return { url, poolMax: 1, embedded: true, env: processEnv(url, true), release: async () => {} };
   }
   const name = `finance_intake_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client(adminUrl(serverUrl));
@@ -59,6 +69,7 @@ export async function acquireTestDatabase(options: { migrated?: boolean } = {}):
     url: url.toString(),
     poolMax: 5,
     embedded: false,
+    env: processEnv(url.toString(), false),
     async release() {
       const client = new pg.Client(adminUrl(serverUrl));
       await client.connect();

@@ -75,7 +75,7 @@ describe('graceful shutdown under load', () => {
     const child = spawn(process.execPath, [MAIN], {
       env: {
         PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url,
+        ...database.env,
         DATABASE_POOL_MAX: String(database.poolMax),
         APP_KEY: TEST_APP_KEY,
         PORT: String(port),

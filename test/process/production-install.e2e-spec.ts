@@ -66,7 +66,7 @@ describe('production install (the runtime image without Docker)', () => {
         HOST: '127.0.0.1',
         PORT: String(port),
         DATA_DIR: join(dir, '.data'),
-        ...(database ? { DATABASE_URL: database.url, APP_KEY: TEST_APP_KEY } : {}),
+        ...(database ? { ...database.env, APP_KEY: TEST_APP_KEY } : {}),
       };
       const service = spawn(process.execPath, command.slice(1), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';

@@ -21,7 +21,7 @@ describe('X-Request-Id names the log line of the request', () => {
     child = spawn(process.execPath, [MAIN], {
       env: {
         PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url,
+        ...database.env,
         DATABASE_POOL_MAX: '1',
         APP_KEY: TEST_APP_KEY,
         PORT: String(port),

@@ -34,7 +34,7 @@ describe('request logs (JSON, request id, nothing secret)', () => {
     child = spawn(process.execPath, [MAIN], {
       env: {
         PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url,
+        ...database.env,
         DATABASE_POOL_MAX: '1',
         APP_KEY: TEST_APP_KEY,
         PORT: String(port),

@@ -25,7 +25,7 @@ describe('start-up without noise (issue 20)', () => {
     child = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=16', MAIN], {
       env: {
         PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url,
+        ...database.env,
         DATABASE_POOL_MAX: '1',
         APP_KEY: TEST_APP_KEY,
         PORT: String(port),

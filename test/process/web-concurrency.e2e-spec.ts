@@ -35,7 +35,7 @@ describe('WEB_CONCURRENCY (scale-out on one machine)', () => {
     const child = spawn(process.execPath, [MAIN], {
       env: {
         PATH: process.env.PATH ?? '',
-        DATABASE_URL: database.url,
+        ...database.env,
         DATABASE_POOL_MAX: '1',
         APP_KEY: TEST_APP_KEY,
         PORT: String(port),
