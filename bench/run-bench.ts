@@ -122,6 +122,21 @@ function scenarios(data: BenchData, token: string, pageOneTag: string): Scenario
   ];
 }
 
+/**
+ * `BENCH_SCENARIOS`: only the scenarios whose names contain one of these comma-separated words
+ * (e.g. `people page 1,lead retrieve`); every scenario when unset.
+ */
+function selected(list: Scenario[]): Scenario[] {
+  const words = (process.env.BENCH_SCENARIOS ?? '')
+    .split(',')
+    .map((w) => w.trim())
+    .filter(Boolean);
+  if (words.length === 0) return list;
+  const kept = list.filter((s) => words.some((w) => s.name.includes(w)));
+  if (kept.length === 0) throw new Error(`BENCH_SCENARIOS: no scenario matches ${words.join(', ')}`);
+  return kept;
+}
+
 async function login(server: RunningServer): Promise<string> {
   const res = await fetch(`${server.url}/api/v2/login`, {
     method: 'POST',
@@ -288,6 +303,14 @@ const processPeaks: Record<string, number> = {};
  */
 const TARGETS = {
   'in-process': { target: 'service (in-process limit)', redis: false, metrics: false, previous: false },
+  // The in-process one with PAGE_CACHE_MB=0: every list page built from its rows.
+  'no-page-cache': {
+    target: 'service (in-process, page cache off)',
+    redis: false,
+    metrics: false,
+    previous: false,
+    pageCache: false,
+  },
   redis: { target: 'service (Redis limit)', redis: true, metrics: false, previous: false },
   metrics: { target: 'service (in-process, metrics on)', redis: false, metrics: true, previous: false },
   // Another build of the service (BENCH_PREVIOUS_MAIN: its dist/src/main.js, e.g. of the commit
@@ -329,6 +352,7 @@ function scrapeEvery5s(url: string): { stop(): Promise<number> } {
  */
 async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
   const { target, redis, metrics, previous } = TARGETS[name];
+  const pageCache = !('pageCache' in TARGETS[name]) || TARGETS[name].pageCache;
   const metricsPort = metrics ? await freePort() : undefined;
   const main = previous ? process.env.BENCH_PREVIOUS_MAIN : join(ROOT, 'dist/src/main.js');
   if (!main) throw new Error('BENCH_TARGETS=previous needs BENCH_PREVIOUS_MAIN (the other build of dist/src/main.js)');
@@ -343,6 +367,7 @@ async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
       MIGRATIONS_RUN: 'false',
       SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
       ...(redis ? { REDIS_URL } : {}),
+      ...(pageCache ? {} : { PAGE_CACHE_MB: '0' }),
       ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     },
     startScriptNodeFlags(ROOT),
@@ -359,7 +384,7 @@ async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
       const pageOne = await fetch(`${service.url}/api/v2/people?page=1`, {
         headers: { authorization: `Bearer ${token}`, 'x-enterprise-id': data.enterpriseId },
       });
-      const list = scenarios(data, token, pageOne.headers.get('etag') ?? '');
+      const list = selected(scenarios(data, token, pageOne.headers.get('etag') ?? ''));
       if (name === 'in-process') wire = await pageOneOnTheWire(service, token, data);
       const rows = await measure(service, target, baseline, baselineTarget, list);
       const leadCreate = list.find((s) => s.name === 'v2 lead create');

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { createRowCountTriggers, dropRowCountTriggers } from '../src/database/tenant-table-migration.js';
 
-const COUNTED_TABLES = ['people', 'organisations', 'applications', 'quotes', 'leads'] as const;
+export const COUNTED_TABLES = ['people', 'organisations', 'applications', 'quotes', 'leads'] as const;
 
 /**
  * The counting functions as first written; exported for the migration that replaces them to

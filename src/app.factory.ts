@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
 import { compressWhenAsked } from './common/http/compression.js';
+import { keepListPages } from './common/http/conditional/page-cache.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
 import { limitLargeBodies } from './common/http/large-body-limit.js';
 import { echoRequestId, REQUEST_ID_HEADER } from './common/http/request-id-header.js';
@@ -93,6 +94,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   noStoreForApi(fastify);
   limitLargeBodies(fastify);
   closeConnectionsWhenDraining(fastify);
+  keepListPages(fastify, config.pageCacheMegabytes * 1024 * 1024);
   await compressWhenAsked(fastify);
   const metrics = config.metricsPort === undefined ? undefined : new ServiceMetrics();
   if (metrics) measureRequests(fastify, metrics);

@@ -3,6 +3,7 @@ import { ApiExtension } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiVersionOf } from '../common/http/api-version.js';
 import { entityTag, matchesIfNoneMatch, NotModifiedException } from '../common/http/conditional/entity-tag.js';
+import { CachedPageAnswer } from '../common/http/conditional/page-cache.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 /** Operation extension read by the OpenAPI builder: ETag, If-None-Match and 304. */
 export const ETAG_EXTENSION = 'x-etag';
@@ -13,6 +14,7 @@ export const ETAG_EXTENSION = 'x-etag';
  * answers 304 to an If-None-Match that still holds (by throwing, before anything else is read or
  * built) or sets the ETag. The version is read before the body is built, so a tag can be older
  * than its body (the next request gets a 200) but never newer (a 304 never hides a change).
+ * A list page already kept under its tag is answered from the page cache the same way.
  */
 export class Revalidation {
   constructor(
@@ -28,7 +30,14 @@ export class Revalidation {
   list(resource: TenantResource, page: number, url: string): ((listVersion: string) => void) | undefined {
     const type = resource.changeType;
     if (type === undefined) return undefined;
-    return (listVersion) => this.settle([type, 'list', listVersion, String(page), url]);
+    return (listVersion) => {
+      const tag = this.settle([type, 'list', listVersion, String(page), url]);
+      if (tag === undefined) return;
+      const cache = this.request.server.pageCache;
+      const kept = cache.get(tag);
+      if (kept) throw new CachedPageAnswer(tag, kept);
+      if (cache.enabled) this.request.pageCacheTag = tag;
+    };
   }
 
   /** For one record: told its version in the enterprise (none when it is not the enterprise's). */
@@ -40,11 +49,13 @@ export class Revalidation {
     };
   }
 
-  private settle(parts: readonly string[]): void {
-    if (this.enterpriseId === undefined) return;
+  /** The answer's tag, set on the reply; 304 when the client holds it already. */
+  private settle(parts: readonly string[]): string | undefined {
+    if (this.enterpriseId === undefined) return undefined;
     const tag = entityTag([apiVersionOf(this.request.url) ?? 'v2', this.enterpriseId, ...parts]);
     if (matchesIfNoneMatch(this.request.headers['if-none-match'], tag)) throw new NotModifiedException(tag);
     void this.reply.header('etag', tag);
+    return tag;
   }
 }
 

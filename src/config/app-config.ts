@@ -15,6 +15,8 @@ export interface AppConfig {
   readonly databasePoolMax: number;
   /** Name the request path's reads so PostgreSQL parses and plans each once per connection (never on the embedded database). */
   readonly databasePreparedStatements: boolean;
+  /** Megabytes of list pages kept under their ETag and answered again while it holds; 0: none. */
+  readonly pageCacheMegabytes: number;
   readonly dataDir: string;
   readonly redisUrl: string | undefined;
   /** The current key first, then previous keys (decryption only). */
@@ -110,6 +112,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: env.DATABASE_URL,
     databasePoolMax: env.DATABASE_URL ? env.DATABASE_POOL_MAX : 1,
     databasePreparedStatements: env.DATABASE_PREPARED_STATEMENTS,
+    pageCacheMegabytes: env.PAGE_CACHE_MB,
     dataDir,
     redisUrl: env.REDIS_URL,
     encryptionKeys: [current, ...previous],

@@ -58,6 +58,12 @@ export const envSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: positiveInt(200).default(10),
   DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
+  PAGE_CACHE_MB: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number of megabytes (0 turns the page cache off)' })
+    .transform(Number)
+    .refine((n) => n <= 4096, { error: 'must be between 0 and 4096' })
+    .default(16),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: redisUrl.optional(),
   APP_KEY: z.string().optional(),

@@ -6,6 +6,7 @@ import { ChangeVersions1764150000000 } from '../../migrations/1764150000000-chan
 import { TokenLifecycle1764200000000 } from '../../migrations/1764200000000-token-lifecycle.js';
 import { IdempotencyKeys1764200000001 } from '../../migrations/1764200000001-idempotency-keys.js';
 import { InlineChangeCapture1764240000000 } from '../../migrations/1764240000000-inline-change-capture.js';
+import { TruncateMovesListVersions1764300000000 } from '../../migrations/1764300000000-truncate-moves-list-versions.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   TokenLifecycle1764200000000,
   IdempotencyKeys1764200000001,
   InlineChangeCapture1764240000000,
+  TruncateMovesListVersions1764300000000,
 ];

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../database/database-unavailable.js';
 import { ErrorMessages } from './error-messages.js';
 import { NotModifiedException } from './conditional/entity-tag.js';
+import { CachedPageAnswer, sendCachedPage } from './conditional/page-cache.js';
 import { pathOf } from './request-path.js';
 import type { RouteRegistry } from './route-registry.js';
 
@@ -77,6 +78,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   /** Also Fastify's error handler, for what fails before Nest routes the request (body parsing). */
   reply(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    if (exception instanceof CachedPageAnswer) {
+      sendCachedPage(exception, reply);
+      return;
+    }
     if (exception instanceof NotModifiedException) {
       void reply.header('etag', exception.tag).status(304).send();
       return;

@@ -1,0 +1,90 @@
+import { HttpException } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { LRUCache } from 'lru-cache';
+
+/** The header value every list page is answered with (Fastify's own for a serialised object). */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * List pages as they were last sent, under their ETag. A page's tag is made of everything its
+ * bytes depend on (API version, enterprise, resource, page, base URL of its links and the list's
+ * version, which every writer moves), so a page kept under a tag is the page any request reaching
+ * that tag would build: a request whose tag is kept gets those bytes without its rows being read,
+ * presented or serialised. The tag itself is still read per request, after the token, rate limit
+ * and membership checks, so nothing is answered that the caller could not read.
+ *
+ * Bounded by bytes (least recently used leave first); kept off the V8 heap as Buffers.
+ */
+export class PageCache {
+  private readonly pages: LRUCache<string, Buffer> | undefined;
+
+  constructor(maxBytes: number) {
+    this.pages =
+      maxBytes > 0
+        ? new LRUCache<string, Buffer>({
+            maxSize: maxBytes,
+            sizeCalculation: (body, tag) => body.length + tag.length,
+          })
+        : undefined;
+  }
+
+  get enabled(): boolean {
+    return this.pages !== undefined;
+  }
+
+  get(tag: string): Buffer | undefined {
+    return this.pages?.get(tag);
+  }
+
+  /** Keeps an answer's body; one larger than the whole cache is not kept. */
+  set(tag: string, body: Buffer): void {
+    if (this.pages && body.length + tag.length <= this.pages.maxSize) this.pages.set(tag, body);
+  }
+
+  /** Bytes held now. */
+  get size(): number {
+    return this.pages?.calculatedSize ?? 0;
+  }
+}
+
+/** Ends a list read whose page is kept, before its rows are read: 200 with the kept bytes. */
+export class CachedPageAnswer extends HttpException {
+  constructor(
+    readonly tag: string,
+    readonly body: Buffer,
+  ) {
+    super('OK', 200);
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    pageCache: PageCache;
+  }
+  interface FastifyRequest {
+    /** Set on a list read whose page is not kept yet: the tag to keep its answer under. */
+    pageCacheTag?: string;
+  }
+}
+
+/**
+ * Installs the cache and keeps every 200 list answer marked by its read. Registered before the
+ * compression hook, so the kept bytes are the plain JSON a client that asks for no encoding gets
+ * (a hit is compressed afresh when asked).
+ */
+export function keepListPages(fastify: FastifyInstance, maxBytes: number): void {
+  fastify.decorate('pageCache', new PageCache(maxBytes));
+  if (!fastify.pageCache.enabled) return;
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    const tag = request.pageCacheTag;
+    if (tag !== undefined && reply.statusCode === 200 && typeof payload === 'string') {
+      fastify.pageCache.set(tag, Buffer.from(payload));
+    }
+    done(null, payload);
+  });
+}
+
+/** Sends a kept page as its first answer was sent. */
+export function sendCachedPage(answer: CachedPageAnswer, reply: FastifyReply): void {
+  void reply.header('etag', answer.tag).header('content-type', JSON_CONTENT_TYPE).status(200).send(answer.body);
+}

@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+type Version = 'v1' | 'v2';
+
+/** Headers that differ between any two answers (the request's id, the rate limit left, the date). */
+const PER_REQUEST = new Set(['x-request-id', 'x-ratelimit-remaining', 'date']);
+
+function stableHeaders(headers: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(headers).filter(([name]) => !PER_REQUEST.has(name));
+}
+
+describe('page cache: a list page kept under its ETag', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let token: string;
+  const ids = { person: randomUUID(), phone: randomUUID(), lead: randomUUID(), application: randomUUID() };
+  const quote = randomUUID();
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const fixture = tenantDocument();
+    tenant = fixture.tenant;
+    await importFixture(t, {
+      ...fixture.doc,
+      people: [
+        {
+          id: ids.person,
+          enterprise_id: tenant.enterpriseId,
+          first_name: 'Zoë',
+          last_name: 'Citizen',
+          phone_numbers: [{ id: ids.phone, type: 'mobile', number: '0400 000 000' }],
+        },
+      ],
+      applications: [{ id: ids.application, enterprise_id: tenant.enterpriseId }],
+      quotes: [
+        {
+          id: quote,
+          enterprise_id: tenant.enterpriseId,
+          application_id: ids.application,
+          is_active: true,
+          calculation: { financier: 'Example Bank' },
+        },
+      ],
+      leads: [{ id: ids.lead, enterprise_id: tenant.enterpriseId, title: 'Car loan', person_name: 'Jane' }],
+    });
+    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** One GET and the SQL statements it sent (TypeORM's query log). */
+  async function get(version: Version, path: string, extra: Record<string, string> = {}) {
+    const spy = jest.spyOn(t.dataSource.logger, 'logQuery');
+    try {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/${version}/${path}`,
+        headers: { ...apiHeaders(version, token, tenant.enterpriseId), ...extra },
+      });
+      return { res, statements: spy.mock.calls.length };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it.each(['v1', 'v2'] as const)(
+    '%s: the same page again is the same bytes and headers, sent without reading its rows',
+    async (version) => {
+      const first = await get(version, 'people');
+      const again = await get(version, 'people');
+      expect(first.res.statusCode).toBe(200);
+      expect(again.res.statusCode).toBe(200);
+      expect(again.res.body).toBe(first.res.body);
+      expect(stableHeaders(again.res.headers)).toEqual(stableHeaders(first.res.headers));
+      // Token and membership, then the list's total and version: nothing of the page itself.
+      expect(again.statements).toBe(2);
+      expect(first.statements).toBeGreaterThan(again.statements);
+    },
+  );
+
+  it('keeps the two versions apart (v1 pages are PascalCase)', async () => {
+    const v2 = await get('v2', 'people');
+    const v1 = await get('v1', 'people');
+    expect(v2.res.json<{ data: { last_name: string }[] }>().data[0]?.last_name).toBe('Citizen');
+    expect(v1.res.json<{ data: { LastName: string }[] }>().data[0]?.LastName).toBe('Citizen');
+  });
+
+  it('a kept page is compressed afresh for a client that asks, to the same JSON', async () => {
+    const plain = await get('v2', 'people');
+    const gzip = await get('v2', 'people', { 'accept-encoding': 'gzip' });
+    expect(gzip.statements).toBe(2);
+    // Below the compression threshold a page goes out as it is.
+    const body =
+      gzip.res.headers['content-encoding'] === 'gzip' ? gunzipSync(gzip.res.rawPayload) : gzip.res.rawPayload;
+    expect(body.toString('utf8')).toBe(plain.res.body);
+  });
+
+  it('the checks before it still run: no token is 401, another enterprise is 403', async () => {
+    await get('v2', 'leads');
+    const anonymous = await t.app.inject({ method: 'GET', url: '/api/v2/leads' });
+    expect(anonymous.statusCode).toBe(401);
+    const foreign = await t.app.inject({
+      method: 'GET',
+      url: '/api/v2/leads',
+      headers: apiHeaders('v2', token, tenant.otherEnterpriseId),
+    });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.body).not.toContain('Car loan');
+  });
+
+  it('a lead PUT: the next page holds the change', async () => {
+    expect((await get('v2', 'leads')).res.body).toContain('Car loan');
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v2/leads/${ids.lead}`,
+      headers: apiHeaders('v2', token, tenant.enterpriseId),
+      payload: { title: 'Boat loan', person_name: 'Jane' },
+    });
+    expect(put.statusCode).toBe(200);
+    const after = await get('v2', 'leads');
+    expect(after.res.body).toContain('Boat loan');
+    expect(after.res.body).not.toContain('Car loan');
+  });
+
+  it('an import of a nested row only: the next people page holds it', async () => {
+    expect((await get('v2', 'people')).res.body).toContain('0400 000 000');
+    await importFixture(t, {
+      people: [
+        {
+          id: ids.person,
+          enterprise_id: tenant.enterpriseId,
+          first_name: 'Zoë',
+          last_name: 'Citizen',
+          phone_numbers: [{ id: ids.phone, type: 'mobile', number: '0499 999 999' }],
+        },
+      ],
+    });
+    const after = await get('v2', 'people');
+    expect(after.res.body).toContain('0499 999 999');
+    expect(after.res.body).not.toContain('0400 000 000');
+  });
+
+  it('a plain SQL update of a quote: the next applications page holds it', async () => {
+    expect((await get('v2', 'applications')).res.body).toContain('Example Bank');
+    await t.dataSource.query(`UPDATE quotes SET financier = 'Other Bank' WHERE id = $1`, [quote]);
+    const after = await get('v2', 'applications');
+    expect(after.res.body).toContain('Other Bank');
+  });
+
+  it('a TRUNCATE of nested rows, then of a list’s own table: the next pages hold it', async () => {
+    expect((await get('v2', 'people')).res.body).toContain('0499 999 999');
+    await t.dataSource.query('TRUNCATE phone_numbers');
+    const people = await get('v2', 'people');
+    expect(people.res.body).not.toContain('0499 999 999');
+    expect(people.res.json<{ data: { phone_numbers: { data: unknown[] } }[] }>().data[0]?.phone_numbers.data).toEqual(
+      [],
+    );
+
+    const before = await get('v2', 'leads');
+    expect(before.res.json<{ meta: { total: number } }>().meta.total).toBe(1);
+    await t.dataSource.query('TRUNCATE leads CASCADE');
+    // A new lead brings the count back to where it was: the list's version must not repeat.
+    await importFixture(t, {
+      leads: [{ id: randomUUID(), enterprise_id: tenant.enterpriseId, title: 'After truncate', person_name: 'Kim' }],
+    });
+    const after = await get('v2', 'leads');
+    expect(after.res.json<{ meta: { total: number } }>().meta.total).toBe(1);
+    expect(after.res.body).toContain('After truncate');
+    expect(after.res.headers.etag).not.toBe(before.res.headers.etag);
+  });
+});
+
+describe('page cache off (PAGE_CACHE_MB=0)', () => {
+  let t: TestApp;
+  let token: string;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    t = await createTestApp({ PAGE_CACHE_MB: '0' });
+    const fixture = tenantDocument();
+    tenant = fixture.tenant;
+    await importFixture(t, {
+      ...fixture.doc,
+      people: [{ id: randomUUID(), enterprise_id: tenant.enterpriseId, last_name: 'Citizen' }],
+    });
+    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('builds every page from its rows', async () => {
+    const counts: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const spy = jest.spyOn(t.dataSource.logger, 'logQuery');
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/v2/people',
+        headers: apiHeaders('v2', token, tenant.enterpriseId),
+      });
+      expect(res.statusCode).toBe(200);
+      counts.push(spy.mock.calls.length);
+      spy.mockRestore();
+    }
+    expect(counts[1]).toBe(counts[0]);
+    expect(counts[1]).toBeGreaterThan(2);
+  });
+});
