@@ -18,7 +18,8 @@ describe('prepared statements of the request path', () => {
   });
 
   async function preparedAfterReads(env: Record<string, string>): Promise<{ name: string; statement: string }[]> {
-    t = await createTestApp({ DATABASE_POOL_MAX: '1', ...env });
+    // No page cache: the second request reads the page again on the one connection.
+    t = await createTestApp({ DATABASE_POOL_MAX: '1', PAGE_CACHE_MB: '0', ...env });
     const { doc, tenant } = tenantDocument();
     const person = { id: randomUUID(), enterprise_id: tenant.enterpriseId, first_name: 'Ada', last_name: 'Lovelace' };
     await importFixture(t, { ...doc, people: [person] });

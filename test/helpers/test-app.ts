@@ -38,7 +38,8 @@ export function testConfig(database: TestDatabase, env: Record<string, string> =
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await acquireTestDatabase();
   const config = testConfig(database, env);
-  const app = checkResponsesAgainstOpenApi(await createApp(config, database));
+  // The pool size a suite asks for (DATABASE_POOL_MAX) is the one its application opens.
+  const app = checkResponsesAgainstOpenApi(await createApp(config, { ...database, poolMax: config.databasePoolMax }));
   return {
     app,
     dataSource: app.get<DataSource>(getDataSourceToken()),

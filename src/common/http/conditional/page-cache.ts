@@ -75,6 +75,7 @@ declare module 'fastify' {
 export function keepListPages(fastify: FastifyInstance, maxBytes: number): void {
   fastify.decorate('pageCache', new PageCache(maxBytes));
   if (!fastify.pageCache.enabled) return;
+  fastify.decorateRequest('pageCacheTag', undefined);
   fastify.addHook('onSend', (request, reply, payload, done) => {
     const tag = request.pageCacheTag;
     if (tag !== undefined && reply.statusCode === 200 && typeof payload === 'string') {
