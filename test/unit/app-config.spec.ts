@@ -24,6 +24,7 @@ describe('configuration', () => {
       v1LegacyUserLookup: false,
       webConcurrency: 1,
       databasePreparedStatements: true,
+      pageCacheMegabytes: 16,
     });
   });
 
@@ -43,6 +44,7 @@ describe('configuration', () => {
       LOG_LEVEL: 'debug',
       V1_LEGACY_USER_LOOKUP: '1',
       DATABASE_PREPARED_STATEMENTS: 'no',
+      PAGE_CACHE_MB: '0',
     });
     expect(config.port).toBe(8080);
     expect(config.encryptionKeys).toHaveLength(3);
@@ -54,10 +56,16 @@ describe('configuration', () => {
     expect(config.migrationsRun).toBe(false);
     expect(config.v1LegacyUserLookup).toBe(true);
     expect(config.databasePreparedStatements).toBe(false);
+    expect(config.pageCacheMegabytes).toBe(0);
   });
 
   it.each([
     [{ PORT: 'eighty' }, 'Invalid configuration: PORT must be a port number.'],
+    [
+      { PAGE_CACHE_MB: 'lots' },
+      'Invalid configuration: PAGE_CACHE_MB must be a whole number of megabytes (0 turns the page cache off).',
+    ],
+    [{ PAGE_CACHE_MB: '5000' }, 'Invalid configuration: PAGE_CACHE_MB must be between 0 and 4096.'],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be between 0 and 65535.'],
     [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a postgres:// or postgresql:// URL.'],
     [{ REDIS_URL: 'http://x' }, 'Invalid configuration: REDIS_URL must be a redis:// or rediss:// URL.'],
