@@ -302,7 +302,13 @@ const processPeaks: Record<string, number> = {};
  * (no OTEL_EXPORTER_OTLP_ENDPOINT: no OpenTelemetry module is loaded).
  */
 const TARGETS = {
-  'in-process': { target: 'service (in-process limit)', redis: false, metrics: false, previous: false },
+  'in-process': {
+    target: 'service (in-process limit)',
+    redis: false,
+    metrics: false,
+    previous: false,
+    pageCache: true,
+  },
   // The in-process one with PAGE_CACHE_MB=0: every list page built from its rows.
   'no-page-cache': {
     target: 'service (in-process, page cache off)',
@@ -311,11 +317,23 @@ const TARGETS = {
     previous: false,
     pageCache: false,
   },
-  redis: { target: 'service (Redis limit)', redis: true, metrics: false, previous: false },
-  metrics: { target: 'service (in-process, metrics on)', redis: false, metrics: true, previous: false },
+  redis: { target: 'service (Redis limit)', redis: true, metrics: false, previous: false, pageCache: true },
+  metrics: {
+    target: 'service (in-process, metrics on)',
+    redis: false,
+    metrics: true,
+    previous: false,
+    pageCache: true,
+  },
   // Another build of the service (BENCH_PREVIOUS_MAIN: its dist/src/main.js, e.g. of the commit
   // before a change), in-process limit, for a before/after on the same machine in the same run.
-  previous: { target: 'previous build (in-process limit)', redis: false, metrics: false, previous: true },
+  previous: {
+    target: 'previous build (in-process limit)',
+    redis: false,
+    metrics: false,
+    previous: true,
+    pageCache: true,
+  },
 } as const;
 type TargetName = keyof typeof TARGETS;
 
@@ -351,8 +369,7 @@ function scrapeEvery5s(url: string): { stop(): Promise<number> } {
  * It runs beside the service, started once per service run.
  */
 async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
-  const { target, redis, metrics, previous } = TARGETS[name];
-  const pageCache = !('pageCache' in TARGETS[name]) || TARGETS[name].pageCache;
+  const { target, redis, metrics, previous, pageCache } = TARGETS[name];
   const metricsPort = metrics ? await freePort() : undefined;
   const main = previous ? process.env.BENCH_PREVIOUS_MAIN : join(ROOT, 'dist/src/main.js');
   if (!main) throw new Error('BENCH_TARGETS=previous needs BENCH_PREVIOUS_MAIN (the other build of dist/src/main.js)');

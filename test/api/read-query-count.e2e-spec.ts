@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
+import { withStatements } from '../helpers/statements.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const { doc, tenant } = tenantDocument();
@@ -83,19 +84,12 @@ describe('a list page costs a fixed number of queries (no N+1)', () => {
 
   /** The SQL statements one request sends, seen through TypeORM's query logging. */
   async function queriesOf(version: 'v1' | 'v2', url: string, enterpriseId: string) {
-    const spy = jest.spyOn(t.dataSource.logger, 'logQuery');
-    try {
-      const res = await t.app.inject({
-        method: 'GET',
-        url: `/api/${version}${url}`,
-        headers: apiHeaders(version, token, enterpriseId),
-      });
-      expect(res.statusCode).toBe(200);
-      const records = res.json<{ data: unknown[] | object }>().data;
-      return { records: Array.isArray(records) ? records.length : 1, sql: spy.mock.calls.map(([sql]) => sql) };
-    } finally {
-      spy.mockRestore();
-    }
+    const { result: res, sql } = await withStatements(t.dataSource, () =>
+      t.app.inject({ method: 'GET', url: `/api/${version}${url}`, headers: apiHeaders(version, token, enterpriseId) }),
+    );
+    expect(res.statusCode).toBe(200);
+    const records = res.json<{ data: unknown[] | object }>().data;
+    return { records: Array.isArray(records) ? records.length : 1, sql };
   }
 
   /** Statements touching the resource tables; the rest are the token and membership checks. */
@@ -150,17 +144,13 @@ describe('a list page costs a fixed number of queries (no N+1)', () => {
       const first = await t.app.inject({ method: 'GET', url, headers });
       const tag = first.headers.etag;
       expect(typeof tag).toBe('string');
-      const spy = jest.spyOn(t.dataSource.logger, 'logQuery');
-      try {
-        const again = await t.app.inject({ method: 'GET', url, headers: { ...headers, 'if-none-match': String(tag) } });
-        expect(again.statusCode).toBe(304);
-        const sql = spy.mock.calls.map(([statement]) => statement);
-        // The token and membership, then the statement that carries the version; nothing after it.
-        expect(sql).toHaveLength(2);
-        expect(sql.some((statement) => /\b(phone_numbers|emails|addresses|financials)\b/.test(statement))).toBe(false);
-      } finally {
-        spy.mockRestore();
-      }
+      const { result: again, sql } = await withStatements(t.dataSource, () =>
+        t.app.inject({ method: 'GET', url, headers: { ...headers, 'if-none-match': String(tag) } }),
+      );
+      expect(again.statusCode).toBe(304);
+      // The token and membership, then the statement that carries the version; nothing after it.
+      expect(sql).toHaveLength(2);
+      expect(sql.some((statement) => /\b(phone_numbers|emails|addresses|financials)\b/.test(statement))).toBe(false);
     }
   });
 

@@ -38,13 +38,14 @@ export class AccessGuard implements CanActivate {
     const request = http.getRequest<FastifyRequest>();
     const token = bearerToken(request);
     const header = rawEnterpriseHeader(request);
+    const enterpriseId = enterpriseIdOf(header);
     // The token's query also answers whether the user belongs to the header's enterprise.
-    const user = token === undefined ? null : ((await this.tokens.resolve(token, enterpriseIdOf(header))) ?? null);
+    const user = token === undefined ? null : ((await this.tokens.resolve(token, enterpriseId)) ?? null);
     request.user = user;
     if (!access.skipRateLimit) await this.rateLimiter.count(request, http.getResponse<FastifyReply>());
     if (access.isPublic) return true;
     if (!user) throw new UnauthorizedException({ message: ErrorMessages.unauthenticated });
-    if (!access.withoutEnterprise) await this.enterprises.check(request, header, user);
+    if (!access.withoutEnterprise) await this.enterprises.check(request, header, enterpriseId, user);
     return true;
   }
 }

@@ -2,8 +2,7 @@ import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type Exception
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../database/database-unavailable.js';
 import { ErrorMessages } from './error-messages.js';
-import { NotModifiedException } from './conditional/entity-tag.js';
-import { CachedPageAnswer, sendCachedPage } from './conditional/page-cache.js';
+import { EarlyAnswer } from './conditional/early-answer.js';
 import { pathOf } from './request-path.js';
 import type { RouteRegistry } from './route-registry.js';
 
@@ -78,12 +77,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   /** Also Fastify's error handler, for what fails before Nest routes the request (body parsing). */
   reply(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    if (exception instanceof CachedPageAnswer) {
-      sendCachedPage(exception, reply);
-      return;
-    }
-    if (exception instanceof NotModifiedException) {
-      void reply.header('etag', exception.tag).status(304).send();
+    if (exception instanceof EarlyAnswer) {
+      exception.send(reply);
       return;
     }
     // A tag set before the answer failed describes no error.

@@ -2,7 +2,7 @@ import { ForbiddenException, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ErrorMessages } from '../http/error-messages.js';
-import { enterpriseIdOf, type EnterpriseHeader } from './enterprise-header.js';
+import type { EnterpriseHeader } from './enterprise-header.js';
 import { MembershipService } from './membership.service.js';
 
 /**
@@ -14,11 +14,16 @@ import { MembershipService } from './membership.service.js';
 export class EnterpriseAccess {
   constructor(private readonly memberships: MembershipService) {}
 
-  async check(request: FastifyRequest, header: EnterpriseHeader, user: AuthenticatedUser): Promise<void> {
+  /** `enterpriseId`: the header's value as an enterprise id (`enterpriseIdOf`), read once per request. */
+  async check(
+    request: FastifyRequest,
+    header: EnterpriseHeader,
+    enterpriseId: string | undefined,
+    user: AuthenticatedUser,
+  ): Promise<void> {
     if (header.value === undefined) {
       throw new ForbiddenException({ message: ErrorMessages.enterpriseHeaderRequired(header.version) });
     }
-    const enterpriseId = enterpriseIdOf(header);
     if (enterpriseId === undefined || !(await this.isMember(user, enterpriseId))) {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { HttpException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { MIGRATIONS } from '../../../database/migrations.js';
+import { EarlyAnswer } from './early-answer.js';
 
 /**
  * Bump when a presenter changes what it answers for the same stored data, so clients holding
@@ -31,8 +32,12 @@ export function matchesIfNoneMatch(header: string | string[] | undefined, tag: s
 }
 
 /** Ends a conditional GET whose representation did not change: 304 with the tag, no body. */
-export class NotModifiedException extends HttpException {
+export class NotModifiedException extends EarlyAnswer {
   constructor(readonly tag: string) {
     super('Not Modified', 304);
+  }
+
+  send(reply: FastifyReply): void {
+    void reply.header('etag', this.tag).status(304).send();
   }
 }

@@ -1,6 +1,6 @@
-import { HttpException } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LRUCache } from 'lru-cache';
+import { EarlyAnswer } from './early-answer.js';
 
 /** The header value every list page is answered with (Fastify's own for a serialised object). */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -47,13 +47,17 @@ export class PageCache {
   }
 }
 
-/** Ends a list read whose page is kept, before its rows are read: 200 with the kept bytes. */
-export class CachedPageAnswer extends HttpException {
+/** Ends a list read whose page is kept, before its rows are read: 200 with the kept bytes and the headers of its first answer. */
+export class CachedPageAnswer extends EarlyAnswer {
   constructor(
     readonly tag: string,
     readonly body: Buffer,
   ) {
     super('OK', 200);
+  }
+
+  send(reply: FastifyReply): void {
+    void reply.header('etag', this.tag).header('content-type', JSON_CONTENT_TYPE).status(200).send(this.body);
   }
 }
 
@@ -83,9 +87,4 @@ export function keepListPages(fastify: FastifyInstance, maxBytes: number): void 
     }
     done(null, payload);
   });
-}
-
-/** Sends a kept page as its first answer was sent. */
-export function sendCachedPage(answer: CachedPageAnswer, reply: FastifyReply): void {
-  void reply.header('etag', answer.tag).header('content-type', JSON_CONTENT_TYPE).status(200).send(answer.body);
 }
