@@ -9,7 +9,7 @@ import { FieldCipher } from '../src/common/crypto/field-cipher.js';
 import { hashPassword, verifyPassword } from '../src/common/auth/password-hasher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
-import { runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
+import { mergeLatencies, runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
 import { freePort, peakRssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -161,15 +161,14 @@ async function load(server: RunningServer, s: Scenario, seconds: number): Promis
 }
 
 /**
- * Rounds of one scenario on one server, merged: mean throughput, mean p50, worst p99, all the
- * errors, the highest RSS.
+ * Rounds of one scenario on one server, merged: mean throughput, p50 and p99 over every request of
+ * every round (their latency histograms added), all the errors, the highest RSS.
  */
 function merge(rounds: LoadResult[]): LoadResult {
   const mean = (pick: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
   return {
     requestsPerSecond: mean((r) => r.requestsPerSecond),
-    p50: Math.round(mean((r) => r.p50)),
-    p99: Math.max(...rounds.map((r) => r.p99)),
+    ...mergeLatencies(rounds.map((r) => r.latencies)),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
     non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
     peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
@@ -441,6 +440,7 @@ function table(rows: Row[]): string {
     'records/s',
     'p50 ms',
     'p99 ms',
+    'p99/p50',
     'errors',
     'non-2xx',
     'peak RSS MiB',
@@ -454,6 +454,7 @@ function table(rows: Row[]): string {
     r.recordsPerSecond === undefined ? '' : r.recordsPerSecond.toFixed(0),
     String(r.p50),
     String(r.p99),
+    (r.p99 / r.p50).toFixed(2),
     String(r.errors),
     String(r.non2xx),
     r.peakRssMiB.toFixed(0),
