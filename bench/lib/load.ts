@@ -11,7 +11,7 @@ export interface LoadResult {
   requestsPerSecond: number;
   p50: number;
   p99: number;
-  /** The latencies (ms) behind p50 and p99, HdrHistogram compressed base64: rounds merge by it. */
+  /** The latencies (µs) behind p50 and p99, HdrHistogram compressed base64: rounds merge by it. */
   latencies: string;
   errors: number;
   non2xx: number;
@@ -26,17 +26,14 @@ export interface LoadResult {
 const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'autocannon-run.js');
 
 /**
- * Several runs' latency histograms (HdrHistogram, compressed base64) as one distribution: its
- * median and 99th percentile over every request of every run, and the merged histogram.
+ * Several runs' latency histograms (µs, HdrHistogram compressed base64) as one distribution: its
+ * median and 99th percentile in ms over every request of every run, and the merged histogram.
  */
 export function mergeLatencies(encoded: readonly string[]): { p50: number; p99: number; latencies: string } {
-  const merged = build({ bitBucketSize: 64, autoResize: true, numberOfSignificantValueDigits: 5 });
+  const merged = build({ bitBucketSize: 64, autoResize: true, numberOfSignificantValueDigits: 3 });
   for (const e of encoded) merged.add(decodeFromCompressedBase64(e));
-  return {
-    p50: merged.getValueAtPercentile(50),
-    p99: merged.getValueAtPercentile(99),
-    latencies: encodeIntoCompressedBase64(merged),
-  };
+  const ms = (percentile: number) => Math.round(merged.getValueAtPercentile(percentile) / 100) / 10;
+  return { p50: ms(50), p99: ms(99), latencies: encodeIntoCompressedBase64(merged) };
 }
 
 /**
