@@ -5,9 +5,8 @@
  * combining their percentiles.
  *
  * The latencies are recorded here, in microseconds, from autocannon's per-response event, rather
- * than taken from autocannon's own histogram: that one keeps whole milliseconds (a 6.9 ms answer
- * counts as 6, which skews a ratio of two small percentiles) and leaves out every answer that is
- * not a 2xx (a 304 revalidation would have no latency at all).
+ * than taken from autocannon's own histogram, which keeps whole milliseconds: a 6.9 ms answer
+ * counts as 6 there, which skews the ratio of two small percentiles.
  */
 import { createRequire } from 'node:module';
 import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
