@@ -2,6 +2,7 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiVersionOf } from '../common/http/api-version.js';
+import { encodingAskedFor } from '../common/http/compression.js';
 import { entityTag, matchesIfNoneMatch, NotModifiedException } from '../common/http/conditional/entity-tag.js';
 import { CachedPageAnswer } from '../common/http/conditional/page-cache.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
@@ -35,7 +36,7 @@ export class Revalidation {
       if (tag === undefined) return;
       const cache = this.request.server.pageCache;
       const kept = cache.get(tag);
-      if (kept) throw new CachedPageAnswer(tag, kept);
+      if (kept) throw new CachedPageAnswer(tag, cache.encoded(tag, kept, encodingAskedFor(this.request.headers)));
       if (cache.enabled) this.request.pageCacheTag = tag;
     };
   }

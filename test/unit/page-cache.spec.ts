@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from '@jest/globals';
 import { PageCache } from '../../src/common/http/conditional/page-cache.js';
 
@@ -27,5 +28,29 @@ describe('PageCache', () => {
     expect(cache.enabled).toBe(false);
     cache.set('W/"a"', Buffer.alloc(1));
     expect(cache.get('W/"a"')).toBeUndefined();
+  });
+
+  it('compresses a kept page once per encoding and keeps the result beside it', () => {
+    const cache = new PageCache(1_000_000);
+    const plain = Buffer.from(JSON.stringify({ data: Array.from({ length: 50 }, (_, i) => ({ id: i, name: 'Zoë' })) }));
+    cache.set('W/"p"', plain);
+    const held = cache.size;
+
+    const gzip = cache.encoded('W/"p"', plain, 'gzip');
+    expect(gzip.encoding).toBe('gzip');
+    expect(gunzipSync(gzip.body).equals(plain)).toBe(true);
+    expect(cache.size).toBe(held + gzip.body.length + 'gzip W/"p"'.length);
+    expect(cache.encoded('W/"p"', plain, 'gzip').body).toBe(gzip.body);
+
+    const br = cache.encoded('W/"p"', plain, 'br');
+    expect(brotliDecompressSync(br.body).equals(plain)).toBe(true);
+    expect(cache.encoded('W/"p"', plain, undefined)).toEqual({ body: plain });
+  });
+
+  it('leaves a kept page below the compression threshold plain, as the compression hook does', () => {
+    const cache = new PageCache(1_000_000);
+    const small = Buffer.from('{"data":[]}');
+    cache.set('W/"s"', small);
+    expect(cache.encoded('W/"s"', small, 'gzip')).toEqual({ body: small });
   });
 });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LRUCache } from 'lru-cache';
+import { compressBody, COMPRESSION_THRESHOLD_BYTES, markCompressed, type AnswerEncoding } from '../compression.js';
 import { EarlyAnswer } from './early-answer.js';
 
 /** The header value every list page is answered with (Fastify's own for a serialised object). */
@@ -12,6 +13,9 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * that tag would build: a request whose tag is kept gets those bytes without its rows being read,
  * presented or serialised. The tag itself is still read per request, after the token, rate limit
  * and membership checks, so nothing is answered that the caller could not read.
+ *
+ * A page asked for compressed is compressed once per encoding and kept beside the plain bytes
+ * (most HTTP clients ask for gzip by default), so a hit costs no compression either.
  *
  * Bounded by bytes (least recently used leave first); kept off the V8 heap as Buffers.
  */
@@ -41,23 +45,51 @@ export class PageCache {
     if (this.pages && body.length + tag.length <= this.pages.maxSize) this.pages.set(tag, body);
   }
 
+  /**
+   * A kept page as the client asked for it: the plain bytes (no encoding asked, or a page below
+   * the compression threshold), or those bytes compressed, from the cache or compressed now and
+   * kept under the tag and encoding.
+   */
+  encoded(tag: string, plain: Buffer, encoding: AnswerEncoding | undefined): EncodedPage {
+    if (encoding === undefined || plain.length < COMPRESSION_THRESHOLD_BYTES) return { body: plain };
+    const key = `${encoding} ${tag}`;
+    let body = this.pages?.get(key);
+    if (body === undefined) {
+      body = compressBody(plain, encoding);
+      this.set(key, body);
+    }
+    return { body, encoding };
+  }
+
   /** Bytes held now. */
   get size(): number {
     return this.pages?.calculatedSize ?? 0;
   }
 }
 
-/** Ends a list read whose page is kept, before its rows are read: 200 with the kept bytes and the headers of its first answer. */
+export interface EncodedPage {
+  body: Buffer;
+  /** Absent: the plain JSON. */
+  encoding?: AnswerEncoding;
+}
+
+/**
+ * Ends a list read whose page is kept, before its rows are read: 200 with the kept bytes and the
+ * headers of its first answer (a compressed one marked as the compression plugin marks it, which
+ * then leaves it alone).
+ */
 export class CachedPageAnswer extends EarlyAnswer {
   constructor(
     readonly tag: string,
-    readonly body: Buffer,
+    readonly page: EncodedPage,
   ) {
     super('OK', 200);
   }
 
   send(reply: FastifyReply): void {
-    void reply.header('etag', this.tag).header('content-type', JSON_CONTENT_TYPE).status(200).send(this.body);
+    void reply.header('etag', this.tag).header('content-type', JSON_CONTENT_TYPE);
+    if (this.page.encoding) markCompressed(reply, this.page.encoding);
+    void reply.status(200).send(this.page.body);
   }
 }
 
@@ -74,7 +106,7 @@ declare module 'fastify' {
 /**
  * Installs the cache and keeps every 200 list answer marked by its read. Registered before the
  * compression hook, so the kept bytes are the plain JSON a client that asks for no encoding gets
- * (a hit is compressed afresh when asked).
+ * (the compressed variants are made from them on the first hit that asks).
  */
 export function keepListPages(fastify: FastifyInstance, maxBytes: number): void {
   fastify.decorate('pageCache', new PageCache(maxBytes));
