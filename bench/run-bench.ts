@@ -454,7 +454,7 @@ function table(rows: Row[]): string {
     r.recordsPerSecond === undefined ? '' : r.recordsPerSecond.toFixed(0),
     String(r.p50),
     String(r.p99),
-    (r.p99 / r.p50).toFixed(2),
+    r.p50 > 0 ? (r.p99 / r.p50).toFixed(2) : '',
     String(r.errors),
     String(r.non2xx),
     r.peakRssMiB.toFixed(0),
@@ -505,7 +505,8 @@ async function main(): Promise<void> {
     process.stdout.write(`Peak RSS over the whole run (VmHWM), ${target}: ${peak.toFixed(0)} MiB\n`);
   }
 
-  const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim();
+  // A run of uncommitted changes is named after the commit it started from, marked dirty.
+  const commit = execSync('git describe --always --dirty --exclude "*"', { cwd: ROOT }).toString().trim();
   const date = new Date().toISOString();
   const machine = {
     cores: cpus().length,

@@ -117,6 +117,7 @@ describe('page cache: a list page kept under its ETag', () => {
     const br = await get('v2', 'people', { 'accept-encoding': 'br, gzip' });
     expect(br.res.headers['content-encoding']).toBe('br');
     expect(brotliDecompressSync(br.res.rawPayload).toString('utf8')).toBe(plain.res.body);
+    expect(t.app.getHttpAdapter().getInstance().pageCache.size).toBeGreaterThan(withGzip);
   });
 
   it('a compressed kept page has the headers of a compressed page built from its rows', async () => {
