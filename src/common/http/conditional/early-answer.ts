@@ -7,5 +7,17 @@ import type { FastifyReply } from 'fastify';
  * the filter sends it as it is and logs nothing.
  */
 export abstract class EarlyAnswer extends HttpException {
+  constructor(message: string, status: number) {
+    // No stack trace: nothing reads it, and capturing one was 2-2.5% of the CPU of a kept page
+    // or a 304 (profiled).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, status);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+
   abstract send(reply: FastifyReply): void;
 }
