@@ -22,18 +22,22 @@ describe('start-up without noise (issue 20)', () => {
   beforeAll(async () => {
     database = await acquireTestDatabase();
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    child = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=16', MAIN], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        ...database.env,
-        DATABASE_POOL_MAX: '1',
-        APP_KEY: TEST_APP_KEY,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
+    child = spawn(
+      process.execPath,
+      ['--max-old-space-size=192', '--max-semi-space-size=16', '--no-allocation-site-pretenuring', MAIN],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...database.env,
+          DATABASE_POOL_MAX: '1',
+          APP_KEY: TEST_APP_KEY,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    );
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const base = `http://127.0.0.1:${port}`;
