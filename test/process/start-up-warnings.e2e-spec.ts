@@ -1,17 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { TEST_APP_KEY } from '../helpers/test-app.js';
+import { startScriptNodeFlags } from '../../bench/lib/processes.js';
+import { MAIN, serviceEnv, waitForOk } from '../helpers/spawned-service.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
-
-const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
 
 /** What Node prints for process.emitWarning (Fastify's FSTDEP/FSTWRN, Node's own deprecations). */
 const WARNING = /Warning|FSTDEP\d+|FSTWRN\d+|DEP\d{4}|deprecat/i;
 
 /**
- * The service started as `npm start` starts it (no --no-warnings, none of the test runner's
- * NODE_OPTIONS), asked for its documents, then stopped: nothing but its own lines may appear.
+ * The service started as `npm start` starts it (the start script's Node flags, no --no-warnings,
+ * none of the test runner's NODE_OPTIONS), asked for its documents, then stopped: nothing but its
+ * own lines may appear.
  */
 describe('start-up without noise (issue 20)', () => {
   let database: TestDatabase;
@@ -22,42 +22,19 @@ describe('start-up without noise (issue 20)', () => {
   beforeAll(async () => {
     database = await acquireTestDatabase();
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    child = spawn(
-      process.execPath,
-      ['--max-old-space-size=192', '--max-semi-space-size=16', '--no-allocation-site-pretenuring', MAIN],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          ...database.env,
-          DATABASE_POOL_MAX: '1',
-          APP_KEY: TEST_APP_KEY,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'info',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    child = spawn(process.execPath, [...startScriptNodeFlags(resolve(import.meta.dirname, '../..')), MAIN], {
+      env: { PATH: process.env.PATH ?? '', ...serviceEnv(database, port, { LOG_LEVEL: 'info' }) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 300; i++) {
-      const up = await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) {
-        // Building the documents runs @nestjs/swagger over every route: part of a start's work.
-        for (const version of ['v1', 'v2'])
-          expect((await fetch(`${base}/api/${version}/openapi.json`)).status).toBe(200);
-        const exited = new Promise((done) => child.once('exit', done));
-        child.kill('SIGTERM');
-        await exited;
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the service did not start:\n${stdout}\n${stderr}`);
+    await waitForOk(`${base}/health`, child, () => `${stdout}\n${stderr}`);
+    // Building the documents runs @nestjs/swagger over every route: part of a start's work.
+    for (const version of ['v1', 'v2']) expect((await fetch(`${base}/api/${version}/openapi.json`)).status).toBe(200);
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
   }, 60_000);
 
   afterAll(async () => {
