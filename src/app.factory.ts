@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
+import { leaveBulkheadWhenDone } from './common/tenancy/enterprise-bulkhead.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
 import { compressWhenAsked } from './common/http/compression.js';
@@ -95,6 +96,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   limitLargeBodies(fastify);
   closeConnectionsWhenDraining(fastify);
   keepListPages(fastify, config.pageCacheMegabytes * 1024 * 1024);
+  leaveBulkheadWhenDone(fastify);
   await compressWhenAsked(fastify);
   const metrics = config.metricsPort === undefined ? undefined : new ServiceMetrics();
   if (metrics) measureRequests(fastify, metrics);

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { dataSourceOptions, type DatabaseTarget } from './database/data-source-options.js';
+import { CountFolderModule } from './database/count-folder.module.js';
 import { PoolReaderModule } from './database/pool-reader.module.js';
 import { HealthModule } from './health/health.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
@@ -26,6 +27,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         TypeOrmModule.forRoot({ ...dataSourceOptions(database, config.migrationsRun), retryAttempts: 0 }),
         PoolReaderModule.forRoot(config, database),
+        CountFolderModule,
         AuthenticationModule,
         RateLimitModule,
         HealthModule,

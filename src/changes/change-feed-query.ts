@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import type { FieldErrors } from '../common/http/validation-failed.exception.js';
-import { InvalidCursorError, type ChangeCursorCodec } from './change-cursor.js';
+import { InvalidCursorError, UnknownCursorKeyError, type ChangeCursorCodec } from './change-cursor.js';
 import {
   BEGINNING,
   CHANGE_TYPES,
@@ -13,6 +13,9 @@ import {
 
 export const ChangeFeedMessages = {
   invalidCursor: 'The cursor is invalid.',
+  retiredCursor:
+    'The cursor was written under an encryption key that has since been retired. Start again from ' +
+    'GET /changes/cursor and re-read the lists, then follow the feed from that cursor.',
   invalidTypes: `The types field must be a comma-separated list of: ${CHANGE_TYPES.join(', ')}.`,
   invalidLimit: `The limit field must be an integer from 1 to ${MAX_CHANGE_LIMIT}.`,
 } as const;
@@ -26,6 +29,8 @@ export class ChangeFeedQueryException extends BadRequestException {
 
 export interface ChangeFeedQuery {
   readonly after: ChangePosition;
+  /** Set when the cursor is well formed but under a key this process does not have: retired (410) or forged (400). */
+  readonly unknownCursorKey?: string;
   readonly types: readonly ChangeType[];
   readonly limit: number;
   /** The parameters as the client gave them, for the next link. */
@@ -56,24 +61,34 @@ export function parseChangeFeedQuery(
   codec: ChangeCursorCodec,
 ): ChangeFeedQuery {
   const errors: FieldErrors = {};
-  let after = BEGINNING;
-  // An empty cursor is no cursor, so a client's first call can send `cursor=` as its later ones do.
-  if (query.cursor !== undefined && query.cursor !== '') {
-    try {
-      if (typeof query.cursor !== 'string') throw new InvalidCursorError();
-      after = codec.decode(query.cursor, enterpriseId);
-    } catch (error) {
-      if (!(error instanceof InvalidCursorError)) throw error;
-      errors.cursor = [ChangeFeedMessages.invalidCursor];
-    }
-  }
   const types = parseTypes(query.types);
   if (!types) errors.types = [ChangeFeedMessages.invalidTypes];
   const limit = parseLimit(query.limit);
   if (limit === undefined) errors.limit = [ChangeFeedMessages.invalidLimit];
+  let after = BEGINNING;
+  let unknownCursorKey: string | undefined;
+  // An empty cursor is no cursor, so a client's first call can send `cursor=` as its later ones do.
+  // A cursor is read with its types: with types that are not valid it is not read at all.
+  if (query.cursor !== undefined && query.cursor !== '' && types) {
+    try {
+      if (typeof query.cursor !== 'string') throw new InvalidCursorError();
+      after = codec.decode(query.cursor, enterpriseId, types);
+    } catch (error) {
+      if (error instanceof UnknownCursorKeyError) unknownCursorKey = error.keyId;
+      else if (error instanceof InvalidCursorError) errors.cursor = [ChangeFeedMessages.invalidCursor];
+      else throw error;
+    }
+  }
   if (!types || limit === undefined || Object.keys(errors).length > 0) throw new ChangeFeedQueryException(errors);
   const given: { types?: string; limit?: string } = {};
   if (typeof query.types === 'string') given.types = query.types;
   if (typeof query.limit === 'string') given.limit = query.limit;
-  return { after, types, limit, given };
+  return { after, types, limit, given, ...(unknownCursorKey === undefined ? {} : { unknownCursorKey }) };
+}
+
+/** The `types` of a request for a cursor (`GET /changes/cursor`): default all, 400 when not types. */
+export function parseCursorTypes(query: Record<string, unknown>): ChangeType[] {
+  const types = parseTypes(query.types);
+  if (!types) throw new ChangeFeedQueryException({ types: [ChangeFeedMessages.invalidTypes] });
+  return types;
 }

@@ -11,56 +11,61 @@ export interface ChangeLogRow {
 }
 
 export interface ChangeLogSlice {
-  /** At most `limit + 1` rows after the position, oldest first: one more says there are more. */
+  /** At most `limit + 1` rows after the position and below the horizon, oldest first: one more says there are more. */
   readonly rows: ChangeLogRow[];
-  /** Every transaction below this id has finished: the position no entry can appear before. */
-  readonly horizon: ChangePosition;
 }
 
 /**
- * The snapshot's xmin is the oldest transaction still running. Entries of transactions below it
- * are final (committed and visible, or rolled back and gone); an entry of any transaction that
- * can still commit, including one open right now, carries an id at or above it. Handing out only
- * entries below the xmin therefore never moves a cursor past a change that could commit later.
+ * The position below which the enterprise's log is final: no transaction that can still commit
+ * will write an entry of this enterprise there (change_log_horizon, migration
+ * TenantsNeverWait). Only transactions that have announced themselves as writers of this
+ * enterprise's entries hold it back: a read-only transaction, a writer of other tables, of
+ * other enterprises or of another database does not.
+ *
+ * Read it in a statement of its own, before the snapshot the log is read in (never as the
+ * first statement of that snapshot's transaction): a transaction that ended before the horizon
+ * was taken must be visible to the read.
  */
-const SLICE_SQL = `
-  WITH snapshot AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-  SELECT s.xmin::text AS horizon, c.record_type, c.record_id, c.action, c.changed_at,
-         c.changed_xid::text AS xid, c.seq::text AS seq
-    FROM snapshot s
-    LEFT JOIN LATERAL (
-      SELECT record_type, record_id, action, changed_at, changed_xid, seq
-        FROM change_log
-       WHERE enterprise_id = $1
-         AND (changed_xid, seq) > ($2::text::xid8, $3::bigint)
-         AND changed_xid < s.xmin
-         AND record_type = ANY($4::text[])
-       ORDER BY changed_xid, seq
-       LIMIT $5
-    ) c ON true`;
+export async function readHorizon(db: SqlExecutor, enterpriseId: string): Promise<ChangePosition> {
+  const [row] = await selectRows<{ xid: string; seq: string }>(
+    db,
+    `SELECT change_log_epoch()::text AS xid, change_log_horizon($1)::text AS seq`,
+    [enterpriseId],
+  );
+  if (!row) throw new Error('change_log_horizon returned no row');
+  return { xid: BigInt(row.xid), seq: BigInt(row.seq) };
+}
 
+// Qualified names in ORDER BY: a bare `seq` would sort by the text column of the same name.
+const SLICE_SQL = `
+  SELECT c.record_type, c.record_id, c.action, c.changed_at, c.changed_xid::text AS xid, c.seq::text AS seq
+    FROM change_log c
+   WHERE c.enterprise_id = $1
+     AND (c.changed_xid, c.seq) > ($2::text::xid8, $3::bigint)
+     AND (c.changed_xid, c.seq) < ($4::text::xid8, $5::bigint)
+     AND c.record_type = ANY($6::text[])
+   ORDER BY c.changed_xid, c.seq
+   LIMIT $7`;
+
+/** The entries after `after` and below `horizon` (from readHorizon, taken before this read's snapshot). */
 export async function readChangeLog(
   db: SqlExecutor,
   enterpriseId: string,
   after: ChangePosition,
+  horizon: ChangePosition,
   types: readonly ChangeType[],
   limit: number,
 ): Promise<ChangeLogSlice> {
-  const rows = await selectRows<ChangeLogRow & { horizon: string; record_id: string | null }>(db, SLICE_SQL, [
+  const rows = await selectRows<ChangeLogRow>(db, SLICE_SQL, [
     enterpriseId,
     after.xid.toString(),
     after.seq.toString(),
+    horizon.xid.toString(),
+    horizon.seq.toString(),
     types,
     limit + 1,
   ]);
-  const horizon = { xid: BigInt(rows[0]?.horizon ?? '0'), seq: 0n };
-  return { rows: rows.filter((row) => row.record_id !== null), horizon };
-}
-
-/** The position now: every change committed so far lies before it. */
-export async function currentHorizon(db: SqlExecutor): Promise<ChangePosition> {
-  const [row] = await selectRows<{ xmin: string }>(db, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
-  return { xid: BigInt(row?.xmin ?? '0'), seq: 0n };
+  return { rows };
 }
 
 export function positionOf(row: ChangeLogRow): ChangePosition {

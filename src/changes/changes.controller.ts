@@ -3,15 +3,30 @@ import { ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { ChangeFeedEnvelope, CursorEnvelope } from '../common/http/envelopes.js';
-import { ValidationErrorSchema } from '../common/http/error.schema.js';
+import { ErrorSchema, ValidationErrorSchema } from '../common/http/error.schema.js';
 import { listUrl } from '../common/http/pagination.js';
 import { CurrentEnterprise } from '../common/tenancy/current-enterprise.decorator.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import { ChangeCursorDataSchema, ChangePageSchema } from './change-feed.schema.js';
-import { ChangeFeedMessages, parseChangeFeedQuery } from './change-feed-query.js';
+import { ChangeFeedMessages, parseChangeFeedQuery, parseCursorTypes } from './change-feed-query.js';
 import { CHANGE_TYPES, DEFAULT_CHANGE_LIMIT, MAX_CHANGE_LIMIT } from './change-types.js';
 import { ChangesService } from './changes.service.js';
+
+/** The feed's `types` parameter: a cursor belongs to the types it was taken with. */
+const TYPES_PARAMETER = {
+  name: 'types',
+  required: false,
+  // A closed set: the pattern names every type, so a client sees the choices.
+  schema: {
+    type: 'string',
+    pattern: `^(${CHANGE_TYPES.join('|')})(,(${CHANGE_TYPES.join('|')}))*$`,
+    example: 'person,lead',
+  },
+  description:
+    `Comma-separated record types, of: ${CHANGE_TYPES.join(', ')}. Default: all. A cursor belongs to the types ` +
+    'it was taken with: read on with the same `types`.',
+} as const;
 
 /** The change feed: what changed in the enterprise since a cursor, for keeping a copy in sync. */
 @Controller({ path: 'changes', version: BOTH_VERSIONS })
@@ -37,17 +52,7 @@ export class ChangesController {
     description:
       'A `next_cursor` of an earlier answer, or the `cursor` of `GET /changes/cursor`. Absent: from the beginning.',
   })
-  @ApiQuery({
-    name: 'types',
-    required: false,
-    // A closed set: the pattern names every type, so a client sees the choices.
-    schema: {
-      type: 'string',
-      pattern: `^(${CHANGE_TYPES.join('|')})(,(${CHANGE_TYPES.join('|')}))*$`,
-      example: 'person,lead',
-    },
-    description: `Comma-separated record types to list, of: ${CHANGE_TYPES.join(', ')}. Default: all.`,
-  })
+  @ApiQuery(TYPES_PARAMETER)
   @ApiQuery({
     name: 'limit',
     required: false,
@@ -59,8 +64,16 @@ export class ChangesController {
     status: 400,
     type: ValidationErrorSchema,
     description:
-      `A parameter is invalid: \`${ChangeFeedMessages.invalidCursor}\` for a cursor that was edited, made up or ` +
-      'issued for another enterprise; otherwise `The given data was invalid.`, with the messages of each parameter.',
+      `A parameter is invalid: \`${ChangeFeedMessages.invalidCursor}\` for a cursor that was edited, made up, ` +
+      'issued for another enterprise or for other `types`; otherwise `The given data was invalid.`, with the ' +
+      'messages of each parameter.',
+  })
+  @ApiResponse({
+    status: 410,
+    type: ErrorSchema,
+    description:
+      'The cursor was written under an encryption key the operator has since retired: start again from ' +
+      '`GET /changes/cursor`, re-read the lists, and follow the feed from the new cursor.',
   })
   async list(
     @CurrentEnterprise() enterpriseId: string,
@@ -84,8 +97,13 @@ export class ChangesController {
     'A cursor for the changes made from now on. Take it before reading the lists for a first copy, then follow ' +
       'the feed from it: what changed while the lists were read is delivered (some records twice, none missed).',
   )
+  @ApiQuery(TYPES_PARAMETER)
   @ApiResponse({ status: 200, type: ChangeCursorDataSchema, description: 'The position now.' })
-  async cursor(@CurrentEnterprise() enterpriseId: string): Promise<CursorEnvelope> {
-    return new CursorEnvelope({ cursor: await this.changes.cursorNow(enterpriseId) });
+  @ApiResponse({ status: 400, type: ValidationErrorSchema, description: 'The `types` parameter is invalid.' })
+  async cursor(
+    @CurrentEnterprise() enterpriseId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<CursorEnvelope> {
+    return new CursorEnvelope({ cursor: await this.changes.cursorNow(enterpriseId, parseCursorTypes(query)) });
   }
 }

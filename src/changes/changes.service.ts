@@ -1,11 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { GoneException, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { FieldCipher } from '../common/crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { selectRows } from '../database/sql.js';
 import { ChangeCursorCodec } from './change-cursor.js';
-import type { ChangeFeedQuery } from './change-feed-query.js';
-import { comparePositions, currentHorizon, positionOf, readChangeLog } from './change-log.queries.js';
+import { ChangeFeedMessages, ChangeFeedQueryException, type ChangeFeedQuery } from './change-feed-query.js';
+import { comparePositions, positionOf, readChangeLog, readHorizon } from './change-log.queries.js';
 import { loadChangedRecords } from './change-records.js';
 import type { ChangeEntry, ChangeType } from './change-types.js';
 
@@ -16,8 +17,9 @@ export interface ChangeFeedPage {
 }
 
 @Injectable()
-export class ChangesService {
+export class ChangesService implements OnApplicationBootstrap {
   readonly cursors: ChangeCursorCodec;
+  private readonly logger = new Logger(ChangesService.name);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -28,13 +30,31 @@ export class ChangesService {
   }
 
   /**
-   * One page of the enterprise's changes after the query's position. The log and the records
-   * are read in one repeatable-read snapshot, so each record is its state as of that snapshot;
-   * a fixed number of queries whatever the limit (one batch per type).
+   * The ids of the keys cursors are written and read with, kept so that a cursor of a key
+   * retired later is answered 410 (start again) rather than 400 (forged).
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      await this.dataSource.query(
+        `INSERT INTO cursor_keys (key_id) SELECT unnest($1::text[]) ON CONFLICT (key_id) DO NOTHING`,
+        [this.cursors.keyIds],
+      );
+    } catch (error) {
+      this.logger.warn({ err: error }, 'the ids of the cursor keys could not be recorded');
+    }
+  }
+
+  /**
+   * One page of the enterprise's changes after the query's position. The horizon is taken
+   * first, in a statement of its own; then the log and the records are read in one
+   * repeatable-read snapshot, so each record is its state as of that snapshot; a fixed number
+   * of queries whatever the limit (one batch per type).
    */
   async page(enterpriseId: string, query: ChangeFeedQuery): Promise<ChangeFeedPage> {
+    if (query.unknownCursorKey !== undefined) await this.refuseUnknownKey(query.unknownCursorKey);
+    const horizon = await readHorizon(this.dataSource, enterpriseId);
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
-      const slice = await readChangeLog(manager, enterpriseId, query.after, query.types, query.limit);
+      const slice = await readChangeLog(manager, enterpriseId, query.after, horizon, query.types, query.limit);
       const hasMore = slice.rows.length > query.limit;
       const rows = slice.rows.slice(0, query.limit);
       const idsByType = new Map<ChangeType, string[]>();
@@ -58,14 +78,21 @@ export class ChangesService {
       const last = rows.at(-1);
       // With nothing left below the horizon, the cursor moves up to it: every transaction below
       // it has finished and its entries of these types were all handed out.
-      let next = hasMore && last ? positionOf(last) : slice.horizon;
+      let next = hasMore && last ? positionOf(last) : horizon;
       if (comparePositions(next, query.after) < 0) next = query.after;
-      return { entries, nextCursor: this.cursors.encode(next, enterpriseId), hasMore };
+      return { entries, nextCursor: this.cursors.encode(next, enterpriseId, query.types), hasMore };
     });
   }
 
-  /** A cursor for the changes made from now on. */
-  async cursorNow(enterpriseId: string): Promise<string> {
-    return this.cursors.encode(await currentHorizon(this.dataSource), enterpriseId);
+  /** A cursor for the changes of these types made from now on. */
+  async cursorNow(enterpriseId: string, types: readonly ChangeType[]): Promise<string> {
+    return this.cursors.encode(await readHorizon(this.dataSource, enterpriseId), enterpriseId, types);
+  }
+
+  /** 410 for a cursor of a key this service once used and has retired; 400 for any other. */
+  private async refuseUnknownKey(keyId: string): Promise<never> {
+    const known = await selectRows(this.dataSource, `SELECT 1 FROM cursor_keys WHERE key_id = $1`, [keyId]);
+    if (known.length > 0) throw new GoneException({ message: ChangeFeedMessages.retiredCursor });
+    throw new ChangeFeedQueryException({ cursor: [ChangeFeedMessages.invalidCursor] });
   }
 }

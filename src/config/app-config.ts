@@ -13,6 +13,13 @@ export interface AppConfig {
   /** Unset: the embedded PostgreSQL under `dataDir` is used. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolMax: number;
+  /**
+   * Requests of one enterprise served at once per process (its bulkhead), below the pool's size;
+   * undefined with a pool of one connection (the embedded database), where there is no share to keep.
+   */
+  readonly databasePoolMaxPerEnterprise: number | undefined;
+  /** A request waits at most this long for a row lock (lock_timeout) or a place in its bulkhead: then 503. */
+  readonly databaseLockTimeoutMs: number;
   /** Name the request path's reads so PostgreSQL parses and plans each once per connection (never on the embedded database). */
   readonly databasePreparedStatements: boolean;
   /** Megabytes of list pages kept under their ETag and answered again while it holds; 0: none. */
@@ -106,11 +113,22 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  const poolMax = env.DATABASE_URL ? env.DATABASE_POOL_MAX : 1;
+  if (env.DATABASE_POOL_MAX_PER_ENTERPRISE !== undefined && env.DATABASE_POOL_MAX_PER_ENTERPRISE > poolMax) {
+    throw new ConfigError(
+      `Invalid configuration: DATABASE_POOL_MAX_PER_ENTERPRISE must be at most the pool's size (${poolMax}).`,
+    );
+  }
+
   return {
     port: env.PORT,
     host: env.HOST,
     databaseUrl: env.DATABASE_URL,
-    databasePoolMax: env.DATABASE_URL ? env.DATABASE_POOL_MAX : 1,
+    databasePoolMax: poolMax,
+    // Half the pool by default: one tenant's waiting requests leave the other half to the rest.
+    databasePoolMaxPerEnterprise:
+      poolMax === 1 ? undefined : (env.DATABASE_POOL_MAX_PER_ENTERPRISE ?? Math.ceil(poolMax / 2)),
+    databaseLockTimeoutMs: env.DATABASE_LOCK_TIMEOUT_MS,
     databasePreparedStatements: env.DATABASE_PREPARED_STATEMENTS,
     pageCacheMegabytes: env.PAGE_CACHE_MB,
     dataDir,

@@ -57,6 +57,8 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: positiveInt(200).default(10),
+  DATABASE_POOL_MAX_PER_ENTERPRISE: positiveInt(200).optional(),
+  DATABASE_LOCK_TIMEOUT_MS: positiveInt(60_000).default(3000),
   DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
   PAGE_CACHE_MB: z
     .string()

@@ -9,7 +9,11 @@ export interface DatabaseTarget {
   readonly poolMax: number;
   /** The embedded server: every connection shares one backend session. */
   readonly embedded?: boolean;
+  /** The service's bound on waiting for a row lock (lock_timeout); default 3 s. */
+  readonly lockTimeoutMs?: number;
 }
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 3_000;
 
 /**
  * Who the connections are for. `service`: requests, which must never wait long on the database
@@ -19,7 +23,10 @@ export interface DatabaseTarget {
 export type DatabaseRole = 'service' | 'operator';
 
 /** node-postgres pool and client settings per role (milliseconds). */
-export function connectionLimits(role: DatabaseRole): Record<string, number | boolean> {
+export function connectionLimits(
+  role: DatabaseRole,
+  lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS,
+): Record<string, number | boolean> {
   const common = {
     // Connecting, or waiting for a free pooled connection, fails after this instead of queueing forever.
     connectionTimeoutMillis: 5_000,
@@ -33,6 +40,9 @@ export function connectionLimits(role: DatabaseRole): Record<string, number | bo
     ...common,
     // The server cancels a statement running longer than this (SQLSTATE 57014, answered 503).
     statement_timeout: 15_000,
+    // A statement waiting this long for a lock another transaction holds (a slow writer of the
+    // same record) gives up (SQLSTATE 55P03, answered 503 with Retry-After; nothing written).
+    lock_timeout: lockTimeoutMs,
     // The client stops waiting when the server does not answer at all (a hung host).
     query_timeout: 20_000,
     // A transaction left open by a stuck request does not hold its locks for long.
@@ -58,6 +68,6 @@ export function dataSourceOptions(
     uuidExtension: 'pgcrypto',
     logging: false,
     applicationName: 'finance-intake',
-    extra: { max: target.poolMax, ...connectionLimits(role) },
+    extra: { max: target.poolMax, ...connectionLimits(role, target.lockTimeoutMs) },
   };
 }

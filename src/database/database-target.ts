@@ -19,7 +19,13 @@ export interface ResolvedDatabase extends DatabaseTarget {
  */
 export async function resolveDatabase(config: AppConfig, holder: LockHolder): Promise<ResolvedDatabase> {
   if (config.databaseUrl) {
-    return { url: config.databaseUrl, poolMax: config.databasePoolMax, embedded: false, release: async () => {} };
+    return {
+      url: config.databaseUrl,
+      poolMax: config.databasePoolMax,
+      lockTimeoutMs: config.databaseLockTimeoutMs,
+      embedded: false,
+      release: async () => {},
+    };
   }
   const lock = acquireDataDirLock(config.dataDir, holder);
   try {
@@ -29,6 +35,7 @@ export async function resolveDatabase(config: AppConfig, holder: LockHolder): Pr
     return {
       url: server.url,
       poolMax: 1,
+      lockTimeoutMs: config.databaseLockTimeoutMs,
       embedded: true,
       lock,
       dumpDataDir: () => server.dumpDataDir(),

@@ -21,9 +21,10 @@ const NETWORK_CODES = new Set([
  * SQLSTATEs: class 08 (connection exception) is matched by prefix; 57P01-57P05 are the server
  * shutting down, crashing, starting, a database dropped under the session and an idle session
  * timeout; 53300 too many connections; 57014 a statement cancelled by statement_timeout; 25P03
- * idle_in_transaction_session_timeout.
+ * idle_in_transaction_session_timeout; 55P03 a lock not granted within lock_timeout (another
+ * transaction holds the record: the client may retry, and nothing of the request was written).
  */
-const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P04', '57P05', '53300', '57014', '25P03']);
+const SQLSTATES = new Set(['57P01', '57P02', '57P03', '57P04', '57P05', '53300', '57014', '25P03', '55P03']);
 
 /** Errors node-postgres, pg-pool and TypeORM raise without a code. */
 const MESSAGES = [

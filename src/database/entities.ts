@@ -6,9 +6,11 @@ import { KeyCheck } from '../common/crypto/key-check.entity.js';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 import { Financial } from '../people/entities/financial.entity.js';
+import { CursorKey } from '../changes/cursor-key.entity.js';
 import { TENANT_RESOURCES } from '../resources/tenant-resources.js';
 import { Membership } from '../users/membership.entity.js';
 import { SigningDocument } from '../webhooks/signing-document.entity.js';
+import { TenantCountDelta } from './tenant-count-delta.entity.js';
 import { TenantRowCount } from './tenant-row-count.entity.js';
 
 /** Tables that are not a resource's own: tenants, access, nested rows, signing documents, bookkeeping. */
@@ -22,6 +24,8 @@ const SUPPORTING_ENTITIES = [
   Address,
   SigningDocument,
   TenantRowCount,
+  TenantCountDelta,
+  CursorKey,
   IdempotencyKey,
   KeyCheck,
 ];

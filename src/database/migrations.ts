@@ -7,6 +7,7 @@ import { TokenLifecycle1764200000000 } from '../../migrations/1764200000000-toke
 import { IdempotencyKeys1764200000001 } from '../../migrations/1764200000001-idempotency-keys.js';
 import { InlineChangeCapture1764240000000 } from '../../migrations/1764240000000-inline-change-capture.js';
 import { TruncateMovesListVersions1764300000000 } from '../../migrations/1764300000000-truncate-moves-list-versions.js';
+import { TenantsNeverWait1764400000000 } from '../../migrations/1764400000000-tenants-never-wait.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1764200000001,
   InlineChangeCapture1764240000000,
   TruncateMovesListVersions1764300000000,
+  TenantsNeverWait1764400000000,
 ];

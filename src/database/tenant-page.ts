@@ -1,14 +1,16 @@
 import type { PageRequest } from '../common/http/pagination.js';
 import { selectRows, type SqlExecutor } from './sql.js';
 
-/** Tenant tables listed a page at a time (R7), each indexed on (enterprise_id, created_at DESC, id DESC). */
-/** A tenant table named by a resource descriptor (never by request input). */
+/**
+ * A tenant table named by a resource descriptor (never by request input), listed a page at a
+ * time and indexed on (enterprise_id, created_at DESC, id DESC).
+ */
 export type PagedTable = string;
 
-/** The list order of R7: newest first, ties broken by id so pages are stable. */
+/** The list order: newest first, ties broken by id so pages are stable. */
 export const NEWEST_FIRST = 'created_at DESC, id DESC';
 
-/** R7's order for a query whose rows come from `alias`. */
+/** The list order for a query whose rows come from `alias`. */
 export const newestFirst = (alias: string): string => `${alias}.created_at DESC, ${alias}.id DESC`;
 
 /** One page of a tenant's records and how many the tenant has in all. */
@@ -18,23 +20,29 @@ export interface Page<T> {
 }
 
 /**
- * How many rows of `table` belong to the enterprise (the `total` of R7's meta): one primary-key
- * read of the trigger-kept counter (migration TenantRowCounts), not a count of the rows. The
- * same row carries the version of the enterprise's records of that table (a list's ETag).
+ * How many rows of `table` belong to the enterprise (a list's `meta.total`) and the version of
+ * its records there (a list's ETag), in one statement: the folded base row plus the deltas the
+ * writers have committed since (migration TenantsNeverWait). The fold keeps the deltas few, so
+ * this reads one primary-key row and a short index range, never the rows themselves.
  */
 export async function countForEnterprise(
   executor: SqlExecutor,
   table: PagedTable,
   enterpriseId: string,
 ): Promise<{ total: number; version: string }> {
-  const [row] = await selectRows<{ total: number; version: string }>(
-    executor,
-    `SELECT row_count::int AS total, version::text AS version FROM tenant_row_counts
-      WHERE enterprise_id = $1 AND table_name = $2`,
-    [enterpriseId, table],
-  );
+  const [row] = await selectRows<{ total: number; version: string }>(executor, COUNT_AND_VERSION_SQL, [
+    enterpriseId,
+    table,
+  ]);
   return row ?? { total: 0, version: '0' };
 }
+
+const COUNT_AND_VERSION_SQL = `
+  SELECT (coalesce(b.row_count, 0) + coalesce(d.row_delta, 0))::int AS total,
+         (coalesce(b.version, 0) + d.changes)::text AS version
+    FROM (SELECT sum(row_delta) AS row_delta, count(*) AS changes FROM tenant_count_deltas
+           WHERE enterprise_id = $1 AND table_name = $2) d
+    LEFT JOIN tenant_row_counts b ON b.enterprise_id = $1 AND b.table_name = $2`;
 
 /** Where a page sits in the index, and from which end it is cheaper to reach. */
 export interface PagePlan {
@@ -47,7 +55,7 @@ export interface PagePlan {
 /**
  * OFFSET walks the index entries it skips, so a page is reached from whichever end of the
  * enterprise's index is nearer: the last of 1,000 pages costs what the first does. Undefined
- * when the page is past the end (an empty page, R7).
+ * when the page is past the end (an empty page).
  */
 export function planPage(page: PageRequest, total: number): PagePlan | undefined {
   if (page.offset >= total) return undefined;

@@ -2,12 +2,40 @@ import type { QueryRunner } from 'typeorm';
 
 /**
  * What every tenant table needs besides its columns, for a migration to call once per table:
- * the list index of R7's order and the row-count triggers behind a list's `meta.total`. The
- * trigger functions themselves are created once, by migration TenantRowCounts; a table created
- * later calls `addTenantTable` in its own migration (docs/extending.md).
+ * the list index of the list order (newest first) and the row-count triggers behind a list's
+ * `meta.total`. The trigger functions themselves are created once, by migration TenantRowCounts
+ * (and replaced by TenantsNeverWait); a table created later calls `addTenantTable` in its own
+ * migration (docs/extending.md).
  */
 
 const ROW_COUNT_TRIGGERS = ['insert', 'delete', 'move', 'truncate'] as const;
+
+/**
+ * Advisory lock namespaces (the first of the two 32-bit keys). A writer of the change log holds
+ * a shared lock on (CHANGE_LOG_ENTERPRISE_LOCK, hash of each enterprise it writes), or on
+ * (CHANGE_LOG_ALL_ENTERPRISES_LOCK, 0) past MARKED_ENTERPRISES_BEFORE_ALL enterprises; the
+ * background step folding row-count deltas holds (COUNT_FOLD_LOCK, 0).
+ */
+export const CHANGE_LOG_ENTERPRISE_LOCK = 1179206448;
+export const CHANGE_LOG_ALL_ENTERPRISES_LOCK = 1179206449;
+export const COUNT_FOLD_LOCK = 1179206450;
+export const MARKED_ENTERPRISES_BEFORE_ALL = 48;
+
+/**
+ * Refuses a TRUNCATE: it names no row, so neither the change feed nor a record's ETag could say
+ * what it removed. DELETE is captured row by row.
+ */
+export const REFUSE_TRUNCATE_FUNCTION = `
+  CREATE OR REPLACE FUNCTION refuse_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    RAISE EXCEPTION 'TRUNCATE of % is refused: use DELETE, so the change feed and the ETags see what was removed', TG_TABLE_NAME
+      USING ERRCODE = 'feature_not_supported';
+  END $$`;
+
+export function refuseTruncateTrigger(table: string): string {
+  return `CREATE TRIGGER ${table}_refuse_truncate BEFORE TRUNCATE ON ${table}
+    FOR EACH STATEMENT EXECUTE FUNCTION refuse_truncate()`;
+}
 
 /** The (enterprise_id, created_at DESC, id DESC) index a list page is read from. */
 export async function createListIndex(q: QueryRunner, table: string): Promise<void> {
@@ -44,14 +72,21 @@ export async function dropRowCountTriggers(q: QueryRunner, table: string): Promi
   await q.query(`DELETE FROM tenant_row_counts WHERE table_name = $1`, [table]);
 }
 
-/** A new tenant table's index and row counts, in the migration that creates the table. */
+/**
+ * A new tenant table's index and row counts, in the migration that creates the table: counted
+ * by the delta triggers, and a TRUNCATE of it refused.
+ */
 export async function addTenantTable(q: QueryRunner, table: string): Promise<void> {
   await createListIndex(q, table);
   await createRowCountTriggers(q, table);
+  await q.query(`DROP TRIGGER ${table}_count_truncate ON ${table}`);
+  await q.query(refuseTruncateTrigger(table));
 }
 
 /** The reverse of `addTenantTable`, before the table is dropped. */
 export async function removeTenantTable(q: QueryRunner, table: string): Promise<void> {
+  await q.query(`DROP TRIGGER IF EXISTS ${table}_refuse_truncate ON ${table}`);
   await dropRowCountTriggers(q, table);
+  await q.query(`DELETE FROM tenant_count_deltas WHERE table_name = $1`, [table]);
   await q.query(`DROP INDEX IF EXISTS ${table}_enterprise_newest_idx`);
 }

@@ -186,35 +186,26 @@ describe('page cache: a list page kept under its ETag', () => {
     expect(after.res.body).toContain('Other Bank');
   });
 
-  it('a TRUNCATE of nested rows, then of a list’s own table: the next pages hold it', async () => {
-    expect((await get('v2', 'people')).res.body).toContain('0499 999 999');
-    await t.dataSource.query('TRUNCATE phone_numbers');
+  it('a TRUNCATE of nested rows or of a list’s own table is refused, and every kept page still holds', async () => {
     const people = await get('v2', 'people');
-    expect(people.res.body).not.toContain('0499 999 999');
-    expect(people.res.json<{ data: { phone_numbers: { data: unknown[] } }[] }>().data[0]?.phone_numbers.data).toEqual(
-      [],
-    );
-
-    const before = await get('v2', 'leads');
-    expect(before.res.json<{ meta: { total: number } }>().meta.total).toBe(1);
-    await t.dataSource.query('TRUNCATE leads CASCADE');
-    // A new lead brings the count back to where it was: the list's version must not repeat.
-    await importFixture(t, {
-      leads: [{ id: randomUUID(), enterprise_id: tenant.enterpriseId, title: 'After truncate', person_name: 'Kim' }],
-    });
-    const after = await get('v2', 'leads');
-    expect(after.res.json<{ meta: { total: number } }>().meta.total).toBe(1);
-    expect(after.res.body).toContain('After truncate');
-    expect(after.res.headers.etag).not.toBe(before.res.headers.etag);
+    expect(people.res.body).toContain('0499 999 999');
+    for (const statement of ['TRUNCATE phone_numbers', 'TRUNCATE leads CASCADE', 'TRUNCATE enterprises CASCADE']) {
+      await expect(t.dataSource.query(statement)).rejects.toThrow(/is refused: use DELETE/);
+    }
+    const again = await get('v2', 'people', { 'if-none-match': people.res.headers.etag as string });
+    expect(again.res.statusCode).toBe(304);
+    expect((await get('v2', 'people')).res.body).toContain('0499 999 999');
   });
-  it('every table the change log captures moves the list versions on TRUNCATE', async () => {
-    // A table captured without such a trigger would let a TRUNCATE leave a kept page in place.
+
+  it('every table whose rows a record or a list shows refuses TRUNCATE', async () => {
+    // A table captured by the change log without the refusal would let a TRUNCATE leave a kept
+    // page (and a record's ETag) in place and the feed silent.
     const uncovered: { table_name: string }[] = await t.dataSource.query(`
       SELECT c.relname AS table_name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
        WHERE NOT t.tgisinternal
        GROUP BY c.relname
-      HAVING bool_or(t.tgname LIKE '%\\_changes\\_%')
-         AND NOT bool_or((t.tgtype & 32) <> 0 AND t.tgname ~ '_(count|versions)_truncate$')`);
+      HAVING bool_or(t.tgname LIKE '%\\_changes\\_%' OR t.tgname LIKE '%\\_count\\_%')
+         AND NOT bool_or((t.tgtype & 32) <> 0 AND t.tgname ~ '_refuse_truncate$')`);
     const captured: { relname: string }[] = await t.dataSource.query(
       `SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE '%\\_changes\\_%'`,
     );

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { openDataSource } from '../../src/database/migration-runner.js';
 import { selectRows } from '../../src/database/sql.js';
+import { countForEnterprise } from '../../src/database/tenant-page.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
@@ -25,13 +26,9 @@ describe('change capture in the database', () => {
     await database.release();
   });
 
+  /** The list's version as a list read takes it: the folded base and the deltas since. */
   async function version(table: string): Promise<number> {
-    const [row] = await selectRows<{ version: string }>(
-      db,
-      `SELECT version::text AS version FROM tenant_row_counts WHERE enterprise_id = $1 AND table_name = $2`,
-      [enterprise, table],
-    );
-    return Number(row?.version ?? 0);
+    return Number((await countForEnterprise(db, table, enterprise)).version);
   }
 
   async function entries(type: string): Promise<Record<string, string>> {

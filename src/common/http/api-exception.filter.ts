@@ -104,7 +104,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       if (status === 404 && request.routeOptions.url === undefined) return this.unknownRoute(request.method, path);
       const response = exception.getResponse();
       // Nest's own exceptions carry `statusCode`; ours carry the R10 body already.
-      if (isErrorBody(response) && !('statusCode' in response)) return { status, body: response, headers: {} };
+      // A 503 of ours (an enterprise's bulkhead full) says when to come back, as the database's does.
+      const headers: Record<string, string> =
+        status === 503 ? { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
+      if (isErrorBody(response) && !('statusCode' in response)) return { status, body: response, headers };
       const message = DEFAULT_MESSAGES[status] ?? (isErrorBody(response) ? response.message : exception.message);
       return { status, body: { message }, headers: {} };
     }

@@ -13,6 +13,7 @@ export const ErrorMessages = {
   unsupportedMediaType: 'The request body must be JSON (Content-Type: application/json).',
   invalidData: 'The given data was invalid.',
   serviceUnavailable: 'The service is temporarily unavailable.',
+  enterpriseBusy: 'Too many requests of this enterprise are in progress; try again shortly.',
   enterpriseHeaderRequired: (version: ApiVersion): string =>
     `The ${version === 'v1' ? 'EnterpriseID' : 'X-Enterprise-Id'} header is required.`,
   routeNotFound: (path: string): string => `The route ${path} could not be found.`,

@@ -4,10 +4,14 @@ import { routePath } from './request-path.js';
 
 export const PAGE_SIZE = 100;
 
-/** `page` missing, non-numeric or below 1 means 1 (R7). */
+/**
+ * `page` missing, non-numeric or below 1 means 1. Any number of digits is a number: a page past
+ * the last one is an empty page however large it is, the largest told as
+ * Number.MAX_SAFE_INTEGER (the page it answers with has no records either way).
+ */
 export function parsePage(value: unknown): number {
-  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) return 1;
-  const page = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return 1;
+  const page = Math.min(Number(value), Number.MAX_SAFE_INTEGER);
   return page >= 1 ? page : 1;
 }
 

@@ -1,18 +1,29 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ErrorMessages } from '../http/error-messages.js';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { EnterpriseBulkhead } from './enterprise-bulkhead.js';
 import type { EnterpriseHeader } from './enterprise-header.js';
 import { MembershipService } from './membership.service.js';
 
 /**
  * The enterprise header names an enterprise the caller belongs to. Missing: 403 naming the
  * header; not a UUID or not a member: 403 Forbidden. On success the request carries the
- * enterprise's id (lower-cased).
+ * enterprise's id (lower-cased) and has a place in the enterprise's bulkhead (given back when
+ * its answer is sent).
  */
 @Injectable()
 export class EnterpriseAccess {
-  constructor(private readonly memberships: MembershipService) {}
+  readonly bulkhead: EnterpriseBulkhead | undefined;
+
+  constructor(
+    private readonly memberships: MembershipService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    const limit = config.databasePoolMaxPerEnterprise;
+    this.bulkhead = limit === undefined ? undefined : new EnterpriseBulkhead(limit, config.databaseLockTimeoutMs);
+  }
 
   /** `enterpriseId`: the header's value as an enterprise id (`enterpriseIdOf`), read once per request. */
   async check(
@@ -28,6 +39,7 @@ export class EnterpriseAccess {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     request.enterpriseId = enterpriseId;
+    if (this.bulkhead) request.leaveEnterpriseBulkhead = await this.bulkhead.enter(enterpriseId);
   }
 
   /** The token lookup usually answered this already, in its own query. */

@@ -1,0 +1,92 @@
+import { ServiceUnavailableException } from '@nestjs/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ErrorMessages } from '../http/error-messages.js';
+
+interface Compartment {
+  active: number;
+  readonly waiting: Array<() => void>;
+}
+
+/**
+ * A bulkhead per enterprise: at most `limit` requests of one enterprise are served at once in
+ * this process, so one tenant whose writers wait on a lock (or whose reads are slow) holds at
+ * most that many of the pool's connections and the others keep theirs. A request over the
+ * bound waits, holding no connection, up to `maxWaitMs`, then answers 503 with Retry-After
+ * (nothing was done, so the client may send it again, with its Idempotency-Key if it had one).
+ */
+export class EnterpriseBulkhead {
+  private readonly compartments = new Map<string, Compartment>();
+
+  constructor(
+    readonly limit: number,
+    private readonly maxWaitMs: number,
+  ) {}
+
+  /** Waits for a place in the enterprise's compartment; the returned function gives it back (once). */
+  async enter(enterpriseId: string): Promise<() => void> {
+    const compartment = this.compartments.get(enterpriseId) ?? { active: 0, waiting: [] };
+    this.compartments.set(enterpriseId, compartment);
+    if (compartment.active < this.limit) {
+      compartment.active += 1;
+    } else {
+      await this.wait(compartment);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.leave(enterpriseId, compartment);
+    };
+  }
+
+  /** Requests of the enterprise being served now (for tests and metrics). */
+  active(enterpriseId: string): number {
+    return this.compartments.get(enterpriseId)?.active ?? 0;
+  }
+
+  private wait(compartment: Compartment): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const admit = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const at = compartment.waiting.indexOf(admit);
+        if (at >= 0) compartment.waiting.splice(at, 1);
+        reject(new ServiceUnavailableException({ message: ErrorMessages.enterpriseBusy }));
+      }, this.maxWaitMs);
+      compartment.waiting.push(admit);
+    });
+  }
+
+  /** Hands the place to the next waiter, or frees it. */
+  private leave(enterpriseId: string, compartment: Compartment): void {
+    const next = compartment.waiting.shift();
+    if (next) {
+      next();
+      return;
+    }
+    compartment.active -= 1;
+    if (compartment.active === 0) this.compartments.delete(enterpriseId);
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when the request took a place in its enterprise's bulkhead: gives it back. */
+    leaveEnterpriseBulkhead?: () => void;
+  }
+}
+
+/** A request gives its place back once its answer is sent, or its connection closed before that. */
+export function leaveBulkheadWhenDone(fastify: FastifyInstance): void {
+  const leave = (request: FastifyRequest): void => request.leaveEnterpriseBulkhead?.();
+  fastify.addHook('onResponse', (request, _reply, done) => {
+    leave(request);
+    done();
+  });
+  fastify.addHook('onRequestAbort', (request, done) => {
+    leave(request);
+    done();
+  });
+}
