@@ -25,7 +25,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        TypeOrmModule.forRoot({ ...dataSourceOptions(database, config.migrationsRun), retryAttempts: 0 }),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions({ ...database, lockTimeoutMs: config.databaseLockTimeoutMs }, config.migrationsRun),
+          retryAttempts: 0,
+        }),
         PoolReaderModule.forRoot(config, database),
         CountFolderModule,
         AuthenticationModule,

@@ -19,13 +19,7 @@ export interface ResolvedDatabase extends DatabaseTarget {
  */
 export async function resolveDatabase(config: AppConfig, holder: LockHolder): Promise<ResolvedDatabase> {
   if (config.databaseUrl) {
-    return {
-      url: config.databaseUrl,
-      poolMax: config.databasePoolMax,
-      lockTimeoutMs: config.databaseLockTimeoutMs,
-      embedded: false,
-      release: async () => {},
-    };
+    return { url: config.databaseUrl, poolMax: config.databasePoolMax, embedded: false, release: async () => {} };
   }
   const lock = acquireDataDirLock(config.dataDir, holder);
   try {
@@ -35,7 +29,6 @@ export async function resolveDatabase(config: AppConfig, holder: LockHolder): Pr
     return {
       url: server.url,
       poolMax: 1,
-      lockTimeoutMs: config.databaseLockTimeoutMs,
       embedded: true,
       lock,
       dumpDataDir: () => server.dumpDataDir(),

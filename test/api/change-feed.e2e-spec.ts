@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createCipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ChangeCursorCodec } from '../../src/changes/change-cursor.js';
+import { ChangeCursorCodec, cursorKeyId } from '../../src/changes/change-cursor.js';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { selectRows } from '../../src/database/sql.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
@@ -454,6 +454,85 @@ describe('change feed', () => {
       expect(refused.statusCode).toBe(400);
       expect(refused.json<{ message: string }>().message).toBe('The cursor is invalid.');
       expect(refused.body).not.toContain(seeded.foreignPerson.id);
+    });
+
+    it('a cursor belongs to its types: taken for leads and read for people, 400; with its own types, 200', async () => {
+      const forLeads = await cursorNow('v2', 'lead');
+      const refused = await feed('v2', { cursor: forLeads, types: 'person' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({
+        message: 'The cursor is invalid.',
+        errors: { cursor: ['The cursor is invalid.'] },
+      });
+      expect((await feed('v2', { cursor: forLeads })).statusCode).toBe(400);
+      expect((await feed('v2', { cursor: forLeads, types: 'lead' })).statusCode).toBe(200);
+      // The order and spacing of the types do not matter, only which they are.
+      const two = await cursorNow('v2', 'lead,person');
+      expect((await feed('v2', { cursor: two, types: 'person, lead' })).statusCode).toBe(200);
+      const next = (await page('v2', { cursor: two, types: 'lead,person' })).meta.next_cursor;
+      expect((await feed('v2', { cursor: next, types: 'lead' })).statusCode).toBe(400);
+    });
+
+    it('GET /changes/cursor refuses types that are not types', async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/v2/changes/cursor?types=lead,planet',
+        headers: apiHeaders('v2', token, tenant.enterpriseId),
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json<{ errors: Record<string, string[]> }>().errors).toHaveProperty('types');
+    });
+
+    it('a cursor of a key since retired is 410 with what to do; one of a key never used is 400', async () => {
+      // The service records the ids of its keys when it starts; a key retired later keeps its id there.
+      const ids = (await t.dataSource.query(`SELECT key_id FROM cursor_keys`)) as { key_id: string }[];
+      expect(ids.map((row) => row.key_id)).toEqual(
+        expect.arrayContaining(t.config.encryptionKeys.map((key) => cursorKeyId(key))),
+      );
+      const retired = Buffer.alloc(32, 99);
+      const retiredCodec = new ChangeCursorCodec([retired]);
+      const position = { xid: 1n, seq: 1n };
+      const neverUsed = new ChangeCursorCodec([Buffer.alloc(32, 98)]).encode(position, tenant.enterpriseId, [
+        ...CHANGE_TYPES,
+      ]);
+      const forged = await feed('v2', { cursor: neverUsed });
+      expect(forged.statusCode).toBe(400);
+      expect(forged.json<{ message: string }>().message).toBe('The cursor is invalid.');
+
+      await t.dataSource.query(`INSERT INTO cursor_keys (key_id) VALUES ($1)`, [cursorKeyId(retired)]);
+      const cursor = retiredCodec.encode(position, tenant.enterpriseId, [...CHANGE_TYPES]);
+      for (const version of ['v1', 'v2'] as const) {
+        const gone = await feed(version, { cursor });
+        expect(gone.statusCode).toBe(410);
+        expect(gone.json()).toEqual({
+          message:
+            'The cursor was written under an encryption key that has since been retired. Start again from ' +
+            'GET /changes/cursor and re-read the lists, then follow the feed from that cursor.',
+        });
+      }
+    });
+
+    it('a cursor stored before cursors carried their types still reads on, with any types', async () => {
+      // The first cursor format: AES-256-GCM over (format 1, xid, seq), the enterprise as associated data.
+      const key = Buffer.from(
+        hkdfSync(
+          'sha256',
+          t.config.encryptionKeys[0] as Buffer,
+          Buffer.alloc(0),
+          'finance-intake change-feed cursor',
+          32,
+        ),
+      );
+      const plain = Buffer.alloc(17);
+      plain.writeUInt8(1, 0);
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(tenant.enterpriseId, 'utf8'));
+      const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+      const legacy = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+      const read = await feed('v2', { cursor: legacy, types: 'person' });
+      expect(read.statusCode).toBe(200);
+      expect(read.json<FeedPage>().data.length).toBeGreaterThan(0);
     });
 
     it('the feed of an enterprise the caller is not a member of is 403', async () => {

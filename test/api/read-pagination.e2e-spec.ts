@@ -101,17 +101,29 @@ describe('pagination of the read resources over 250 records (R7)', () => {
     it.each([
       ['page=4', '?page=4', 4],
       ['page=9', '?page=9', 9],
+      ['page=999999999', '?page=999999999', 999999999],
+      ['page=1000000000, ten digits', '?page=1000000000', 1000000000],
+      ['page=00012, leading zeros', '?page=00012', 12],
     ])('past the end (%s): empty data, prev is the page before, next null', async (_name, query, page) => {
       const body = await list(version, resource, query);
       expect(body.ids).toStrictEqual([]);
       expect({ links: body.links, meta: body.meta }).toStrictEqual(envelope(version, resource, page, null, null));
     });
 
-    it.each(['?page=abc', '?page=0', '?page=-2', '?page=1.5', '?page='])('%s means page 1', async (query) => {
-      const body = await list(version, resource, query);
-      expect(body.ids).toStrictEqual(order.slice(0, 100));
-      expect({ links: body.links, meta: body.meta }).toStrictEqual(envelope(version, resource, 1, 1, 100));
+    it('a page number past the largest exact integer is an empty page, never page 1', async () => {
+      const body = await list(version, resource, `?page=${'9'.repeat(40)}`);
+      expect(body.ids).toStrictEqual([]);
+      expect(body.meta).toMatchObject({ current_page: Number.MAX_SAFE_INTEGER, from: null, to: null });
     });
+
+    it.each(['?page=abc', '?page=0', '?page=-2', '?page=1.5', '?page=', '?page=1e9', '?page=%2B5'])(
+      '%s means page 1',
+      async (query) => {
+        const body = await list(version, resource, query);
+        expect(body.ids).toStrictEqual(order.slice(0, 100));
+        expect({ links: body.links, meta: body.meta }).toStrictEqual(envelope(version, resource, 1, 1, 100));
+      },
+    );
 
     it('ignores per_page and drops other query parameters from the links', async () => {
       const body = await list(version, resource, '?per_page=5&page=2&sort=id&filter[x]=1');

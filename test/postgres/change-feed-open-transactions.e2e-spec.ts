@@ -61,8 +61,7 @@ describe('change feed beside open transactions', () => {
     const slow = await connect();
     const fast = await connect();
     try {
-      // The fast writer changes a person: writes of one record type in one enterprise queue on
-      // that type's version row until they commit, so a second lead write would wait for slow.
+      // The fast writer changes another record of the same enterprise: it does not wait for slow.
       const fastPerson = randomUUID();
       await fast.query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, $2, 'Fast')`, [
         fastPerson,
@@ -156,5 +155,94 @@ describe('change feed beside open transactions', () => {
       if (!body.meta.has_more) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const id of leads) expect(finalTitle.get(id)).toBe('round 15');
+  });
+
+  /** Polls the feed every 50 ms until `id` appears; how long that took after `since`. */
+  async function waitForEntry(cursor: string, id: string, since: number): Promise<number> {
+    let next = cursor;
+    for (let i = 0; i < 200; i++) {
+      const body = await page(next);
+      if (body.data.some((entry) => entry.id === id)) return performance.now() - since;
+      next = body.meta.next_cursor;
+      if (!body.meta.has_more) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the entry never appeared');
+  }
+
+  describe('only writers of this enterprise hold its feed back', () => {
+    let other: Tenant;
+
+    beforeAll(async () => {
+      const fixture = tenantDocument();
+      other = fixture.tenant;
+      await importFixture(t, fixture.doc);
+    });
+
+    it('a transaction open on another enterprise’s rows: a lead written here is listed at once, and one it writes here later is not skipped', async () => {
+      const open = await connect();
+      const writer = await connect();
+      try {
+        const cursor = await cursorNow();
+        await open.query('BEGIN');
+        await open.query(`INSERT INTO leads (id, enterprise_id, title) VALUES ($1, $2, 'other tenant')`, [
+          randomUUID(),
+          other.enterpriseId,
+        ]);
+        const mine = randomUUID();
+        const committed = performance.now();
+        await insertLead(writer, mine, 'here');
+        expect(await waitForEntry(cursor, mine, committed)).toBeLessThan(1_000);
+
+        // The open transaction now writes this enterprise too: its entry must not be skipped by a
+        // cursor handed out while it wrote only the other one.
+        let body = await page(cursor);
+        let next = body.meta.next_cursor;
+        const late = randomUUID();
+        await insertLead(open, late, 'late');
+        body = await page(next);
+        expect(body.data.map((entry) => entry.id)).not.toContain(late);
+        next = body.meta.next_cursor;
+        await open.query('COMMIT');
+        expect(await waitForEntry(next, late, performance.now())).toBeLessThan(1_000);
+      } finally {
+        await open.end();
+        await writer.end();
+      }
+    });
+
+    it('a transaction open in another database, one that wrote other tables, and a read-only one hold nothing back', async () => {
+      const admin = await connect();
+      const elsewhere = `fi_feed_elsewhere_${randomUUID().slice(0, 8)}`;
+      await admin.query(`CREATE DATABASE ${elsewhere}`);
+      const url = new URL(t.database.url);
+      url.pathname = `/${elsewhere}`;
+      const otherDatabase = new pg.Client(url.toString());
+      const otherTables = await connect();
+      const readOnly = await connect();
+      const writer = await connect();
+      await otherDatabase.connect();
+      try {
+        await otherDatabase.query('CREATE TABLE t (n int)');
+        await otherDatabase.query('BEGIN');
+        await otherDatabase.query('INSERT INTO t VALUES (1)');
+        await otherTables.query('BEGIN');
+        await otherTables.query(`UPDATE signing_documents SET status = status WHERE false`);
+        await otherTables.query(`SELECT pg_current_xact_id()`);
+        await readOnly.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        await readOnly.query(`SELECT count(*) FROM leads`);
+        const cursor = await cursorNow();
+        const mine = randomUUID();
+        const committed = performance.now();
+        await insertLead(writer, mine, 'not held back');
+        expect(await waitForEntry(cursor, mine, committed)).toBeLessThan(1_000);
+      } finally {
+        await otherDatabase.end();
+        await otherTables.end();
+        await readOnly.end();
+        await writer.end();
+        await admin.query(`DROP DATABASE ${elsewhere} WITH (FORCE)`);
+        await admin.end();
+      }
+    });
   });
 });

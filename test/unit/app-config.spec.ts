@@ -25,7 +25,22 @@ describe('configuration', () => {
       webConcurrency: 1,
       databasePreparedStatements: true,
       pageCacheMegabytes: 16,
+      databasePoolMax: 10,
+      databasePoolMaxPerEnterprise: 5,
+      databaseLockTimeoutMs: 3000,
     });
+  });
+
+  it('keeps each enterprise to a share of the pool below its size, and has no bulkhead on one connection', () => {
+    const base = { DATABASE_URL: PG, APP_KEY: KEY };
+    expect(loadConfig({ ...base, DATABASE_POOL_MAX: '7' }).databasePoolMaxPerEnterprise).toBe(4);
+    expect(loadConfig({ ...base, DATABASE_POOL_MAX_PER_ENTERPRISE: '8' }).databasePoolMaxPerEnterprise).toBe(8);
+    expect(() => loadConfig({ ...base, DATABASE_POOL_MAX_PER_ENTERPRISE: '11' })).toThrow(
+      "Invalid configuration: DATABASE_POOL_MAX_PER_ENTERPRISE must be at most the pool's size (10).",
+    );
+    expect(loadConfig({ ...base, DATABASE_POOL_MAX: '1' }).databasePoolMaxPerEnterprise).toBeUndefined();
+    const dir = mkdtempSync(join(tmpdir(), 'fi-config-'));
+    expect(loadConfig({ DATA_DIR: dir }).databasePoolMaxPerEnterprise).toBeUndefined();
   });
 
   it('reads every variable', () => {
@@ -66,6 +81,11 @@ describe('configuration', () => {
       'Invalid configuration: PAGE_CACHE_MB must be a whole number of megabytes (0 turns the page cache off).',
     ],
     [{ PAGE_CACHE_MB: '5000' }, 'Invalid configuration: PAGE_CACHE_MB must be between 0 and 4096.'],
+    [{ DATABASE_LOCK_TIMEOUT_MS: '0' }, 'Invalid configuration: DATABASE_LOCK_TIMEOUT_MS must be between 1 and 60000.'],
+    [
+      { DATABASE_POOL_MAX_PER_ENTERPRISE: 'half' },
+      'Invalid configuration: DATABASE_POOL_MAX_PER_ENTERPRISE must be a whole number.',
+    ],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be between 0 and 65535.'],
     [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a postgres:// or postgresql:// URL.'],
     [{ REDIS_URL: 'http://x' }, 'Invalid configuration: REDIS_URL must be a redis:// or rediss:// URL.'],

@@ -13,6 +13,7 @@ describe('which errors mean the database is unavailable (503) rather than a bug 
     ['a server starting up (57P03)', withCode('57P03')],
     ['too many connections (53300)', withCode('53300')],
     ['a statement timeout (57014)', withCode('57014', 'canceling statement due to statement timeout')],
+    ['a lock not granted within lock_timeout (55P03)', withCode('55P03', 'canceling statement due to lock timeout')],
     ['a connection exception (08006)', withCode('08006')],
     ['a connection closed under a query', new Error('Connection terminated unexpectedly')],
     ['waiting for a pooled connection too long', new Error('timeout exceeded when trying to connect')],

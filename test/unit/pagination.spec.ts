@@ -3,7 +3,7 @@ import { pageEnvelope, pageRequest, parsePage, PAGE_SIZE } from '../../src/commo
 
 const PATH = 'https://api.example.com/api/v2/people';
 
-describe('pagination (R7)', () => {
+describe('pagination', () => {
   it.each([
     [undefined, 1],
     ['', 1],
@@ -14,7 +14,11 @@ describe('pagination (R7)', () => {
     ['1', 1],
     ['3', 3],
     ['0007', 7],
-    ['99999999999', 1],
+    ['1000000000', 1000000000],
+    ['99999999999', 99999999999],
+    ['9'.repeat(40), Number.MAX_SAFE_INTEGER],
+    ['+5', 1],
+    ['1e9', 1],
   ])('page %j means %i', (value, page) => {
     expect(parsePage(value)).toBe(page);
   });

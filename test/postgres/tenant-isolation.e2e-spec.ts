@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * One tenant's slow writer never fails another tenant's requests, nor its own requests that
+ * touch other records: writers of one enterprise wait for each other only on the same record,
+ * a lock is waited for a bounded time (then 503, nothing written), and one enterprise's waiting
+ * requests hold at most its share of the pool. Real PostgreSQL: a transaction held open on a
+ * connection of its own, as a slow client or an operator's `BEGIN; UPDATE ...` would.
+ */
+describe('tenants never wait for each other', () => {
+  const LOCK_TIMEOUT_MS = 1_000;
+  let t: TestApp;
+  let one: Tenant;
+  let two: Tenant;
+  let tokenOne = '';
+  let tokenTwo = '';
+  const leadA = randomUUID();
+  const leadB = randomUUID();
+  const leadOfTwo = randomUUID();
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      DATABASE_POOL_MAX: '6',
+      DATABASE_POOL_MAX_PER_ENTERPRISE: '3',
+      DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS),
+    });
+    const first = tenantDocument();
+    const second = tenantDocument();
+    one = first.tenant;
+    two = second.tenant;
+    await importFixture(t, first.doc);
+    await importFixture(t, second.doc);
+    await importFixture(t, {
+      leads: [
+        ...[leadA, leadB].map((id) => ({ id, enterprise_id: one.enterpriseId, title: 'Held', person_name: 'Kim' })),
+        { id: leadOfTwo, enterprise_id: two.enterpriseId, title: 'Other tenant', person_name: 'Lee' },
+      ],
+    });
+    tokenOne = await loginToken(t.app, one.user.email, one.user.password);
+    tokenTwo = await loginToken(t.app, two.user.email, two.user.password);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** A transaction that has updated lead A (and so holds its row lock) until `release`. */
+  async function holdLead(id: string): Promise<{ release: () => Promise<void> }> {
+    const client = new pg.Client(t.database.url);
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query(`UPDATE leads SET description = 'held' WHERE id = $1`, [id]);
+    return {
+      async release() {
+        await client.query('ROLLBACK');
+        await client.end();
+      },
+    };
+  }
+
+  const write = (method: 'POST' | 'PUT', path: string, extra: Record<string, string> = {}) =>
+    t.app.inject({
+      method,
+      url: `/api/v2/${path}`,
+      headers: { ...apiHeaders('v2', tokenOne, one.enterpriseId), ...extra },
+      payload: { title: `Written ${randomUUID()}`, person_name: 'Kim' },
+    });
+
+  async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number }> {
+    const started = performance.now();
+    const result = await run();
+    return { result, ms: performance.now() - started };
+  }
+
+  it('a transaction held on lead A: a POST and a PUT of lead B of the same enterprise answer at once', async () => {
+    const held = await holdLead(leadA);
+    try {
+      const post = await timed(() => write('POST', 'leads'));
+      expect(post.result.statusCode).toBe(201);
+      expect(post.ms).toBeLessThan(2_000);
+      const put = await timed(() => write('PUT', `leads/${leadB}`));
+      expect(put.result.statusCode).toBe(200);
+      expect(put.ms).toBeLessThan(2_000);
+    } finally {
+      await held.release();
+    }
+  });
+
+  it('a write of the held lead waits at most the lock bound, answers 503 with Retry-After and writes nothing; the retry with its key succeeds once', async () => {
+    const held = await holdLead(leadA);
+    const key = randomUUID();
+    const title = `Retried ${key}`;
+    const put = () =>
+      t.app.inject({
+        method: 'PUT',
+        url: `/api/v2/leads/${leadA}`,
+        headers: { ...apiHeaders('v2', tokenOne, one.enterpriseId), 'idempotency-key': key },
+        payload: { title, person_name: 'Kim' },
+      });
+    try {
+      const refused = await timed(put);
+      expect(refused.result.statusCode).toBe(503);
+      expect(refused.result.headers['retry-after']).toMatch(/^\d+$/);
+      expect(refused.result.json()).toEqual({ message: 'The service is temporarily unavailable.' });
+      expect(refused.ms).toBeGreaterThanOrEqual(LOCK_TIMEOUT_MS * 0.9);
+      expect(refused.ms).toBeLessThan(LOCK_TIMEOUT_MS + 2_000);
+      const stored = await t.dataSource.query(`SELECT 1 FROM idempotency_keys WHERE key = $1`, [key]);
+      expect(stored).toEqual([]);
+    } finally {
+      await held.release();
+    }
+    const retried = await put();
+    expect(retried.statusCode).toBe(200);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    const replayed = await put();
+    expect(replayed.statusCode).toBe(200);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    const [row] = (await t.dataSource.query(`SELECT title FROM leads WHERE id = $1`, [leadA])) as [{ title: string }];
+    expect(row.title).toBe(title);
+  });
+
+  it('20 writers of the held lead wait in their enterprise’s share of the pool; another enterprise reads at once', async () => {
+    const held = await holdLead(leadA);
+    try {
+      const writers = Array.from({ length: 20 }, () => write('PUT', `leads/${leadA}`));
+      // Let the writers take their enterprise's share of the pool and queue behind it.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const path of ['people', 'leads', `leads/${leadOfTwo}`, 'organisations']) {
+        const read = await timed(() =>
+          t.app.inject({
+            method: 'GET',
+            url: `/api/v2/${path}`,
+            headers: apiHeaders('v2', tokenTwo, two.enterpriseId),
+          }),
+        );
+        expect(read.result.statusCode).toBe(200);
+        expect(read.ms).toBeLessThan(500);
+      }
+      const answers = await Promise.all(writers);
+      // Each waited for the lock or for a place in the bulkhead, a bounded time: never a 5xx but 503.
+      for (const answer of answers) expect([200, 503]).toContain(answer.statusCode);
+      expect(answers.some((answer) => answer.statusCode === 503)).toBe(true);
+    } finally {
+      await held.release();
+    }
+    expect((await write('PUT', `leads/${leadA}`)).statusCode).toBe(200);
+  });
+});
