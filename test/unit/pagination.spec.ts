@@ -3,7 +3,7 @@ import { pageEnvelope, pageRequest, parsePage, PAGE_SIZE } from '../../src/commo
 
 const PATH = 'https://api.example.com/api/v2/people';
 
-describe('pagination (R7)', () => {
+describe('pagination', () => {
   it.each([
     [undefined, 1],
     ['', 1],
