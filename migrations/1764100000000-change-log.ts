@@ -9,7 +9,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * record, then a sequence number. Readers hand out only rows whose transaction id is below the
  * reading snapshot's xmin, i.e. of transactions that have finished; every transaction that can
  * still commit has an id at or above that xmin, so it lands after any cursor handed out so far.
- * docs/decisions.md ("Change feed") gives the whole argument.
+ * docs/decisions/0014-change-feed.md gives the whole argument.
  *
  * Triggers are per statement with transition tables (one call however many rows an import
  * writes), and an UPDATE that changes nothing in a row leaves no entry.

@@ -86,7 +86,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   const fastify = adapter.getInstance();
   fastify.server.headersTimeout = HEADERS_TIMEOUT_MS;
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
-  // JSON only: a text body where JSON is expected is a 415 (R10), not a string to validate.
+  // JSON only: a text body where JSON is expected is a 415, not a string to validate.
   fastify.removeContentTypeParser(['text/plain']);
   keepRawWebhookBodies(fastify);
   echoRequestId(fastify);

@@ -8,7 +8,7 @@ export interface ApplicationRow {
   crm_deal_id: string | null;
   created_at: Date;
   updated_at: Date;
-  /** From the active quote (R6), null without one. */
+  /** From the active quote, null without one. */
   asset_type: string | null;
   asset_description: string | null;
   financier: string | null;
@@ -16,7 +16,7 @@ export interface ApplicationRow {
   total_finance_amount: string | null;
 }
 
-/** The canonical (v2) application of spec 2.7. */
+/** The canonical (v2) application. */
 export interface ApplicationRecord {
   id: string;
   enterprise_id: string;

@@ -7,12 +7,12 @@ import { presentApplication, type ApplicationRecord, type ApplicationRow } from 
 /** The stored columns of an application; the active quote's four are joined in. */
 export const APPLICATION_COLUMNS = allColumnsOf(Application);
 
-/** The active quote's fields an application shows (R6). */
+/** The active quote's fields an application shows. */
 const ACTIVE_QUOTE_FIELDS = ['assetType', 'assetDescription', 'financier', 'totalFinanceAmount'] as const;
 
 /**
  * Applications chosen by `selection` (a subquery over `applications` returning APPLICATION_COLUMNS), each
- * with the four fields of its active quote (R6): the most recently created quote flagged active,
+ * with the four fields of its active quote: the most recently created quote flagged active,
  * ties broken by id; nulls without one. One query for any number of applications, served by the
  * partial index quotes_active_by_application_idx.
  */
@@ -33,8 +33,8 @@ const BY_IDS_SQL = withActiveQuote(
 );
 
 /**
- * The enterprise's applications with these ids, in one query (a page of quotes embeds them,
- * R5; the change feed loads a batch). Ids of other enterprises are left out.
+ * The enterprise's applications with these ids, in one query (a page of quotes embeds them;
+ * the change feed loads a batch). Ids of other enterprises are left out.
  */
 export async function findApplicationsByIds(
   db: SqlExecutor,

@@ -21,7 +21,7 @@ export class LoginService {
 
   /**
    * Wrong email, wrong password and inactive user all answer the same 401, and cost one
-   * password verification each, so timing does not tell which (R13).
+   * password verification each, so timing does not tell which.
    */
   async login(email: string, password: string): Promise<LoginResult> {
     const [row] = await selectRows<UserRow & { password_hash: string }>(

@@ -38,7 +38,7 @@ export interface AppConfig {
   readonly webConcurrency: number;
   /** Origins browsers may call the API from; empty: no CORS headers at all (CORS off). */
   readonly corsOrigins: readonly string[];
-  /** Minutes a login token stays valid; undefined: until revoked (R12). */
+  /** Minutes a login token stays valid; undefined: until revoked. */
   readonly tokenLifetimeMinutes: number | undefined;
   /** The Prometheus listener's port; unset: no metrics are collected or served. */
   readonly metricsPort: number | undefined;
@@ -73,7 +73,7 @@ function parseKeyOrFail(name: string, text: string): Buffer {
   return key;
 }
 
-/** With the embedded database and no APP_KEY, a key is made once and kept beside the data (R23). */
+/** With the embedded database and no APP_KEY, a key is made once and kept beside the data. */
 function embeddedKey(dataDir: string): Buffer {
   const file = join(dataDir, KEY_FILE);
   if (!existsSync(file)) {

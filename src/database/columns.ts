@@ -1,6 +1,6 @@
 import { Column, type ColumnOptions } from 'typeorm';
 
-/** Flags the specification stores as 1/0 (smallint), read as booleans in code. */
+/** Flags stored as 1/0 (smallint), read as booleans in code. */
 export const flagTransformer = {
   to: (value: boolean | undefined): number | undefined => (value === undefined ? undefined : value ? 1 : 0),
   from: (value: number | null): boolean => value === 1,

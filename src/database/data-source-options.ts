@@ -17,7 +17,7 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 3_000;
 
 /**
  * Who the connections are for. `service`: requests, which must never wait long on the database
- * (a fault is a quick 503, R10 / issue 10). `operator`: the CLI and the test harness, where an
+ * (a fault is a quick 503). `operator`: the CLI and the test harness, where an
  * import or a migration may legitimately run a long statement.
  */
 export type DatabaseRole = 'service' | 'operator';

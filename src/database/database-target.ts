@@ -14,7 +14,7 @@ export interface ResolvedDatabase extends DatabaseTarget {
 }
 
 /**
- * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (R24), which only
+ * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR, which only
  * one process may open at a time: it is locked first, and a live holder makes this throw.
  */
 export async function resolveDatabase(config: AppConfig, holder: LockHolder): Promise<ResolvedDatabase> {

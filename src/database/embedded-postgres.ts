@@ -17,7 +17,7 @@ export interface EmbeddedPostgres {
 
 /**
  * Starts PGlite (PostgreSQL in WASM) and serves it on a loopback port, so the same `pg`
- * driver and TypeORM code run against it as against a real server (R24).
+ * driver and TypeORM code run against it as against a real server.
  * `dataDir` undefined: in memory. PGlite has one backend, so clients must use a pool of one.
  */
 export async function startEmbeddedPostgres(dataDir?: string, loadDataDir?: Blob): Promise<EmbeddedPostgres> {

@@ -23,7 +23,7 @@ export async function seedDemo(dataSource: DataSource, cipher: FieldCipher): Pro
   return credentialLines();
 }
 
-/** The embedded database's first start: seed when there is no enterprise at all (R25). */
+/** The embedded database's first start: seed when there is no enterprise at all. */
 export async function seedDemoIfEmpty(dataSource: DataSource, cipher: FieldCipher): Promise<SeedOutcome> {
   const rows: { present: boolean; demo: boolean }[] = await dataSource.query(
     `SELECT EXISTS (SELECT 1 FROM enterprises) AS present, EXISTS (SELECT 1 FROM enterprises WHERE id = $1) AS demo`,

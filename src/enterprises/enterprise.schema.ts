@@ -2,7 +2,7 @@ import { LOWERCASE_TIMESTAMPS, RecordSchema } from '../openapi/record-schema.dec
 import { FlagField, TextField, TimestampField, UuidField } from '../openapi/schema-properties.js';
 import type { EnterpriseRecord } from './enterprise.presenter.js';
 
-/** v1 keeps the enterprise's `created_at`/`updated_at` lowercase (spec 2.1, R2). */
+/** v1 keeps the enterprise's `created_at`/`updated_at` lowercase. */
 @RecordSchema('Enterprise', 'An enterprise (tenant).', LOWERCASE_TIMESTAMPS)
 export class EnterpriseSchema implements EnterpriseRecord {
   @UuidField({ description: 'The value to send in the enterprise header' }) id!: string;

@@ -18,7 +18,7 @@ import { EnterprisesService } from './enterprises.service.js';
 @Controller({ path: 'enterprises', version: BOTH_VERSIONS })
 @WithoutEnterprise()
 @ApiTags('Enterprises')
-// The v1 enterprise record keeps lowercase created_at/updated_at (spec 2.1, R2).
+// The v1 enterprise record keeps lowercase created_at/updated_at.
 @V1Casing({ lowercaseTimestamps: true })
 export class EnterprisesController extends ReadOnlyRoutes {
   constructor(private readonly enterprises: EnterprisesService) {

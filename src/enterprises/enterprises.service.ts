@@ -12,7 +12,7 @@ const COLUMNS = 'e.id, e.name, e.is_active, e.created_at, e.updated_at';
 export class EnterprisesService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The enterprises the user belongs to, newest first (R8: unpaginated). */
+  /** The enterprises the user belongs to, newest first (unpaginated). */
   async listForUser(userId: string): Promise<EnterpriseRecord[]> {
     const rows = await selectRows<EnterpriseRow>(
       this.dataSource,

@@ -5,7 +5,7 @@ import { isUuid } from '../common/http/uuid.js';
 import { LeadsService } from './leads.service.js';
 
 /**
- * R9 step 6 for lead writes: the path's lead must exist (404) and belong to the header's
+ * The path-id check for lead writes: the path's lead must exist (404) and belong to the header's
  * enterprise (403) before the body is validated (step 7, in the pipes that run after guards).
  * Route guards run after the global ones, so authentication and membership come first.
  */

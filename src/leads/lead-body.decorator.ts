@@ -1,7 +1,7 @@
 import { createParamDecorator, ForbiddenException, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
-/** A lead request body with the enterprise of the header, which fills `team` (spec 4.3). */
+/** A lead request body with the enterprise of the header, which fills `team`. */
 export interface RawLeadBody {
   readonly body: unknown;
   readonly enterpriseId: string;

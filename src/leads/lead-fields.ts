@@ -17,7 +17,7 @@ export const TEXT_COLUMNS = [
   'source',
 ] as const;
 
-/** Lead input columns typed mixed in spec 4.3: jsonb, any JSON scalar or null (R16). */
+/** Lead input columns typed mixed: jsonb, any JSON scalar or null. */
 export const MIXED_COLUMNS = [
   'person_id',
   'organisation_id',
@@ -38,16 +38,16 @@ export const MIXED_COLUMNS = [
 export type TextColumn = (typeof TEXT_COLUMNS)[number];
 export type MixedColumn = (typeof MIXED_COLUMNS)[number];
 
-/** varchar(255) columns: spec 8 limits them to 255 characters. */
+/** varchar(255) columns: limited to 255 characters. */
 export const NAME_MAX_CHARS = 255;
 
-/** Column values to write; a column left out keeps its value (R17). */
+/** Column values to write; a column left out keeps its value. */
 export type LeadColumns = Partial<Record<TextColumn, string | null> & Record<MixedColumn, MixedValue>>;
 
 /** What a validated lead body writes, in either version. */
 export interface LeadChanges {
   readonly columns: LeadColumns;
-  /** v1 body keys that filled no column, kept so nothing a v1 client sends is lost (R16). */
+  /** v1 body keys that filled no column, kept so nothing a v1 client sends is lost. */
   readonly extraInput: Record<string, unknown>;
   /** v1 body keys: on update they replace what extra_input held under the same keys. */
   readonly sentKeys: readonly string[];

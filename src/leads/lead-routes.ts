@@ -24,8 +24,8 @@ import type { LeadsService } from './leads.service.js';
 
 /**
  * The lead routes that are the same in both versions (the v1 casing hook makes the
- * difference in shape, R1). The version controllers extend this and add create and update,
- * whose rules differ (spec 4.3, R15-R17).
+ * difference in shape). The version controllers extend this and add create and update,
+ * whose rules differ.
  */
 export abstract class LeadRoutes {
   protected constructor(
@@ -73,7 +73,7 @@ export abstract class LeadRoutes {
     return new DataEnvelope(await this.reader.get(LEADS, id, enterpriseId, version, conditional.record(LEADS, id)));
   }
 
-  /** Leads are never deleted through the API (spec 4.2, R11): 403 after authentication. */
+  /** Leads are never deleted through the API: 403 after authentication. */
   @Delete(':id')
   @Operation('deleteLead', 'Delete a lead (not available)', 'Leads are never deleted through the API.')
   @ApiDisabled()

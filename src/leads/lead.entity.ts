@@ -2,11 +2,11 @@ import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeo
 import { RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 
-/** A JSON scalar as stored in the mixed-typed lead columns (R16). */
+/** A JSON scalar as stored in the mixed-typed lead columns. */
 export type MixedValue = string | number | boolean | null;
 
 @Entity('leads')
-/** The list order of R7 (created_at and id descending in the index; TypeORM cannot say so). */
+/** The list order (created_at and id descending in the index; TypeORM cannot say so). */
 @Index('leads_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
 export class Lead {
   @PrimaryGeneratedColumn('uuid') id!: string;
@@ -40,7 +40,7 @@ export class Lead {
   @Column('text', { nullable: true }) email!: string | null;
   @Column('text', { nullable: true }) emailType!: string | null;
   @Column('text', { nullable: true }) source!: string | null;
-  /** Body keys v1 accepts beyond its rule set, kept so nothing a client sends is lost (R16). */
+  /** Body keys v1 accepts beyond its rule set, kept so nothing a client sends is lost. */
   @Column('jsonb', { default: {} }) extraInput!: Record<string, unknown>;
   @RecordTimestampColumn() createdAt!: Date;
   @RecordTimestampColumn() updatedAt!: Date;

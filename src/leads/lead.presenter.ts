@@ -11,7 +11,7 @@ export interface LeadRow {
   updated_at: Date;
 }
 
-/** The canonical lead record of spec 2.4 (v2 shape; v1 is its casing, R1). */
+/** The canonical lead record (v2 shape; v1 is its casing). */
 export interface LeadRecord {
   id: string;
   enterprise_id: string | null;

@@ -22,7 +22,7 @@ function columnParameters(
     names.push(name);
     const index = firstIndex + values.length;
     if (MIXED.has(name)) {
-      // jsonb keeps the scalar's JSON type (R16); null is SQL NULL like every absent value.
+      // jsonb keeps the scalar's JSON type; null is SQL NULL like every absent value.
       values.push(value === null ? null : JSON.stringify(value));
       placeholders.push(`$${index}::jsonb`);
     } else {
@@ -37,7 +37,7 @@ function columnParameters(
 export class LeadsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** R9 step 6 before the body is validated: 404 when absent, 403 when another enterprise's. */
+  /** The path id is checked before the body is validated: 404 when absent, 403 when another enterprise's. */
   async assertAccessible(id: string, enterpriseId: string): Promise<void> {
     const [row] = await selectRows<Pick<LeadRow, 'enterprise_id'>>(
       this.dataSource,
@@ -65,7 +65,7 @@ export class LeadsService {
   }
 
   /**
-   * Writes the columns the body gave; the others stay (R17). extra_input keeps what it held
+   * Writes the columns the body gave; the others stay. extra_input keeps what it held
    * under keys this body did not send, and takes this body's extra keys.
    */
   async update(

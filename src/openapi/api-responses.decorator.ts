@@ -28,11 +28,11 @@ import { DataOf, ListOf, PageOf } from './envelope.schema.js';
 export const ApiRecord = (record: Type, description: string, status = 200): MethodDecorator =>
   ApiResponse({ status, type: DataOf(record), description });
 
-/** `{data: [records]}`, unpaginated (R8). */
+/** `{data: [records]}`, unpaginated. */
 export const ApiList = (record: Type, description: string): MethodDecorator =>
   ApiResponse({ status: 200, type: ListOf(record), description });
 
-/** `{data, links, meta}` and the `page` parameter (R7). */
+/** `{data, links, meta}` and the `page` parameter. */
 export const ApiPage = (record: Type, description: string): MethodDecorator =>
   applyDecorators(
     ApiQuery({
@@ -44,7 +44,7 @@ export const ApiPage = (record: Type, description: string): MethodDecorator =>
     ApiResponse({ status: 200, type: PageOf(record), description }),
   );
 
-/** The `{id}` path parameter and its 404 (R9 step 6). */
+/** The `{id}` path parameter and its 404 (checked after the enterprise header, before the body). */
 export const ApiRecordId = (model: string): MethodDecorator =>
   applyDecorators(
     ApiParam({ name: 'id', description: `The ${model} UUID`, schema: { type: 'string' } }),
@@ -55,7 +55,7 @@ export const ApiRecordId = (model: string): MethodDecorator =>
     }),
   );
 
-/** 403 for a record of another enterprise (R9 step 6). */
+/** 403 for a record of another enterprise (checked with the path id, before the body). */
 export const ApiOtherEnterprise = (description = 'The record belongs to another enterprise.'): MethodDecorator =>
   ApiResponse({ status: 403, type: ErrorSchema, description });
 
@@ -74,7 +74,7 @@ export const ApiDisabled = (message: string = ErrorMessages.forbidden): MethodDe
     ApiResponse({ status: 403, type: ErrorSchema, description: `Always \`${message}\`` }),
   );
 
-/** 400 of lead validation (R10); malformed JSON is a 400 too, with a message only. */
+/** 400 of lead validation; malformed JSON is a 400 too, with a message only. */
 export const ApiLeadValidation = (): MethodDecorator =>
   applyDecorators(
     ApiExtraModels(ValidationErrorSchema, ErrorSchema),

@@ -68,7 +68,7 @@ function asset(name: string): Buffer {
 
 /**
  * Interactive documentation of both versions (Swagger UI from swagger-ui-dist, served from
- * this process: no CDN). Public and not rate limited (R22).
+ * this process: no CDN). Public and not rate limited.
  */
 @Controller('docs')
 @Public()

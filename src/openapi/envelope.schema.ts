@@ -49,7 +49,7 @@ export function DataOf(record: Type): Type {
   });
 }
 
-/** `{data: [records]}`: an unpaginated list (R8), or a nested collection of rows (spec 2.5). */
+/** `{data: [records]}`: an unpaginated list, or a nested collection of rows. */
 export function ListOf(record: Type): Type {
   const name = `${schemaNameOf(record)}List`;
   return memo(name, () => {
@@ -61,7 +61,7 @@ export function ListOf(record: Type): Type {
   });
 }
 
-/** `{data, links, meta}`: one page of a paginated list (R7). */
+/** `{data, links, meta}`: one page of a paginated list. */
 export function PageOf(record: Type): Type {
   const name = `${schemaNameOf(record)}Page`;
   return memo(name, () => {

@@ -557,7 +557,7 @@ function closeResponseObjects(document: OpenApiDocument, requestSchemas: Set<str
   }
 }
 
-/** The v1 shape of every record schema: R2's renaming, exactly as the casing step does it. */
+/** The v1 shape of every record schema: the v1 renaming (snake_case to PascalCase, `id` to `ID`), exactly as the casing step does it. */
 function caseV1Schemas(document: OpenApiDocument): void {
   const schemas = objectAt(objectAt(document, 'components'), 'schemas');
   for (const [name, schema] of Object.entries(schemas)) {

@@ -7,7 +7,7 @@ import { SkipRateLimit } from '../common/rate-limit/skip-rate-limit.decorator.js
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
 import { OpenApiDocuments } from './openapi-documents.service.js';
 
-/** `/api/v1/openapi.json` and `/api/v2/openapi.json`: public and not rate limited (R22). */
+/** `/api/v1/openapi.json` and `/api/v2/openapi.json`: public and not rate limited. */
 @Controller({ path: 'openapi.json', version: BOTH_VERSIONS })
 @Public()
 @WithoutEnterprise()

@@ -6,13 +6,13 @@ export const FULL_RECORD: RecordCasing = { lowercaseTimestamps: false };
 /** A nested row (phone numbers, emails, addresses, financials) or the enterprise record. */
 export const LOWERCASE_TIMESTAMPS: RecordCasing = { lowercaseTimestamps: true };
 
-/** Schema name -> how the v1 casing step renames that record's keys (R2). */
+/** Schema name -> how the v1 casing step renames that record's keys. */
 const V1_CASINGS = new Map<string, RecordCasing>();
 const NAMES = new WeakMap<object, string>();
 
 /**
- * Names a record's response schema, written in its canonical v2 shape (R1), and says how v1
- * cases it (R2). The v1 document is derived from the v2 schema by the same renaming as v1
+ * Names a record's response schema, written in its canonical v2 shape, and says how v1
+ * cases it. The v1 document is derived from the v2 schema by the same renaming as v1
  * responses are derived from v2 records.
  */
 export function RecordSchema(name: string, description: string, v1: RecordCasing = FULL_RECORD): ClassDecorator {

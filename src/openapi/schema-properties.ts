@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 /**
- * Property decorators for the response schemas, one per kind of value of R3. `nullable` is
+ * Property decorators for the response schemas, one per kind of wire value (timestamp, date, flag, money). `nullable` is
  * written the OpenAPI 3.0 way that @nestjs/swagger understands; the document builder turns it
  * into 3.1's `type: [..., 'null']`.
  */
@@ -20,7 +20,7 @@ export const UuidField = (o: FieldOptions = {}): PropertyDecorator =>
 
 export const TextField = (o: FieldOptions = {}): PropertyDecorator => ApiProperty({ type: 'string', ...o });
 
-/** R3: ISO 8601 UTC with milliseconds. */
+/** Timestamps: ISO 8601 UTC with milliseconds. */
 export const TimestampField = (o: FieldOptions = {}): PropertyDecorator =>
   ApiProperty({
     type: 'string',
@@ -30,16 +30,16 @@ export const TimestampField = (o: FieldOptions = {}): PropertyDecorator =>
     ...o,
   });
 
-/** R3: `YYYY-MM-DD`. */
+/** Dates: `YYYY-MM-DD`. */
 export const DateField = (o: FieldOptions = {}): PropertyDecorator =>
   ApiProperty({ type: 'string', format: 'date', example: '2026-01-31', ...o });
 
-/** R3: a 1/0 flag as a boolean. */
+/** A 1/0 flag as a boolean. */
 export const FlagField = (o: FieldOptions = {}): PropertyDecorator => ApiProperty({ type: 'boolean', ...o });
 
 export const IntegerField = (o: FieldOptions & { minimum?: number } = {}): PropertyDecorator =>
   ApiProperty({ type: 'integer', ...o });
 
-/** R3: money is a decimal string with two places, never a JSON number. */
+/** Money is a decimal string with two places, never a JSON number. */
 export const MoneyField = (o: FieldOptions = {}): PropertyDecorator =>
   ApiProperty({ type: 'string', pattern: DECIMAL, example: '25000.00', ...o });

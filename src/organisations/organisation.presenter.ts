@@ -34,7 +34,7 @@ export interface OrganisationRow {
   updated_at: Date;
 }
 
-/** The canonical (v2) organisation of spec 2.6. */
+/** The canonical (v2) organisation. */
 export interface OrganisationRecord extends ContactCollections {
   id: string;
   enterprise_id: string | null;

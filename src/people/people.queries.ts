@@ -17,11 +17,11 @@ import {
  * the benchmark's raw Fastify + pg baseline, so both run the same SQL and build the same bytes.
  */
 
-/** R4: only amounts above zero, oldest first then by id. */
+/** Financial rows: only amounts above zero, oldest first then by id. */
 const FINANCIALS_SQL = `SELECT person_id AS owner_id, id, type, amount, category, created_at, updated_at
   FROM financials WHERE person_id = ANY($1::uuid[]) AND amount > 0 ORDER BY owner_id, created_at, id`;
 
-/** The people of an enterprise: list index, primary key and batches (R7). */
+/** The people of an enterprise: list index, primary key and batches. */
 export const PEOPLE_ROWS = tenantTableRows<PersonRow>({ table: 'people', alias: 'p', columns: PERSON_COLUMNS });
 
 /** The nested rows of all the people in one query per table, assembled in memory. */

@@ -49,7 +49,7 @@ export interface FinancialRecord {
   updated_at: string;
 }
 
-/** The canonical (v2) person of spec 2.5. */
+/** The canonical (v2) person. */
 export interface PersonRecord extends ContactCollections {
   id: string;
   enterprise_id: string | null;
@@ -74,7 +74,7 @@ export interface PersonRecord extends ContactCollections {
   financials: Collection<FinancialRecord>;
 }
 
-/** R4: type with its first letter upper-cased, category with every word capitalised. */
+/** Labels: type with its first letter upper-cased, category with every word capitalised. */
 export function presentFinancial(row: FinancialRow): FinancialRecord {
   return {
     id: row.id,
@@ -88,7 +88,7 @@ export function presentFinancial(row: FinancialRow): FinancialRecord {
 
 /**
  * Builds the person record from its row, its decrypted first name and its nested collections
- * (already in R4 order; financials already limited to amounts above zero).
+ * (already oldest first; financials already limited to amounts above zero).
  */
 export function presentPerson(
   row: PersonRow,

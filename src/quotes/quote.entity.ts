@@ -3,7 +3,7 @@ import { Application } from '../applications/application.entity.js';
 import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 
-/** A finance scenario; its calculation fields feed the application's derived fields (R6). */
+/** A finance scenario; its calculation fields feed the application's derived fields. */
 @Entity('quotes')
 @Index('quotes_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
 @Index('quotes_active_by_application_idx', ['applicationId', 'createdAt', 'id'], { where: 'is_active = 1' })

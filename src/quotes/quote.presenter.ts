@@ -8,7 +8,7 @@ export interface QuoteRow {
   updated_at: Date;
 }
 
-/** The canonical (v2) quote of spec 2.8. `application` is absent when it was not loaded (R5). */
+/** The canonical (v2) quote. `application` is absent when it was not loaded. */
 export interface QuoteRecord {
   id: string;
   enterprise_id: string;

@@ -6,7 +6,7 @@ import { Quote } from './quote.entity.js';
 
 export const QUOTE_COLUMNS = columnsOf(Quote, ['id', 'enterpriseId', 'applicationId', 'createdAt', 'updatedAt']);
 
-/** Quotes with their applications embedded (R5), one query for all the applications. */
+/** Quotes with their applications embedded, one query for all the applications. */
 export async function presentQuotesWithApplications(
   db: SqlExecutor,
   rows: readonly QuoteRow[],

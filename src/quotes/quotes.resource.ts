@@ -30,7 +30,7 @@ export const QUOTES: TenantResource<QuoteRow, QuoteRecord> = {
     alias: 'q',
     columns: columnsOf(Quote, ['id', 'enterpriseId', 'applicationId', 'createdAt', 'updatedAt'], 'q'),
   }),
-  // R5: a quote embeds its application, except in the v2 list, which leaves the key out.
+  // A quote embeds its application, except in the v2 list, which leaves the key out.
   present: (rows, { db, enterpriseId, listVersion }) =>
     listVersion === 'v2'
       ? Promise.resolve(rows.map((row) => presentQuote(row, undefined)))

@@ -17,7 +17,7 @@ import type { TenantResource } from './tenant-resource.js';
 
 type Record = { id: string };
 
-/** The list and retrieve routes of a resource, as its descriptor describes them (R7-R9). */
+/** The list and retrieve routes of a resource, as its descriptor describes them. */
 export function resourceReadRoutes(resource: TenantResource): MethodDecorator[][] {
   const { list, retrieve, changeType } = resource;
   const conditional = changeType ? [ConditionalRead()] : [];
@@ -41,7 +41,7 @@ export function resourceReadRoutes(resource: TenantResource): MethodDecorator[][
 
 /**
  * The controller of a read-only resource, in both versions: list, retrieve and the 403 of every
- * write (R11, inherited from ReadOnlyRoutes). v1 differs only by the global casing step (R1).
+ * write (inherited from ReadOnlyRoutes). v1 differs only by the global casing step.
  */
 export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoutes> {
   @Controller({ path: resource.path, version: BOTH_VERSIONS })

@@ -23,7 +23,7 @@ export class ResourceReader {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** One page of the enterprise's records, newest first (R7), or all of them when not paged. */
+  /** One page of the enterprise's records, newest first, or all of them when not paged. */
   async listPage<Rec extends { id: string }>(
     resource: TenantResource<{ id: string }, Rec>,
     enterpriseId: string,
@@ -38,7 +38,7 @@ export class ResourceReader {
   }
 
   /**
-   * 404 when there is no such record; 403 when it is not the enterprise's (R9 step 6).
+   * 404 when there is no such record; 403 when it is not the enterprise's.
    * `beforePresent` is told the record's version (read with its row) before it is presented.
    */
   async get<Rec extends { id: string }>(

@@ -64,7 +64,7 @@ export interface TenantTableRows {
 }
 
 /**
- * The rows of a tenant table (enterprise_id on every row), read by the list index (R7's order,
+ * The rows of a tenant table (enterprise_id on every row), read by the list index (newest first then id,
  * a deferred join from whichever end is nearer) and by primary key.
  */
 export function tenantTableRows<Row extends { enterprise_id: string | null }>(spec: TenantTableRows): RowSource<Row> {
@@ -110,7 +110,7 @@ export function tenantTableRows<Row extends { enterprise_id: string | null }>(sp
 
 /**
  * Users are not rows of a tenant table: an enterprise's users are its members (memberships),
- * listed whole, newest first (R8: unpaginated).
+ * listed whole, newest first (unpaginated).
  */
 export function memberRows<Row>(columns: string): RowSource<Row> {
   return {

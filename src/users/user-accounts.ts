@@ -35,7 +35,7 @@ export class UserAccounts {
     return id;
   }
 
-  /** Sets a new password and deletes all of the user's tokens (R12). */
+  /** Sets a new password and deletes all of the user's tokens. */
   async changePassword(email: string, password: string): Promise<void> {
     if (password.length < 8) throw new AccountError('The password must be at least 8 characters.');
     const hash = await hashPassword(password);

@@ -4,7 +4,7 @@ import { AccountError } from './user-accounts.js';
 
 /**
  * Locks a user out, or lets them back in, without touching their password or tokens: an
- * inactive user cannot log in and every token of theirs answers 401 (R12); activating them
+ * inactive user cannot log in and every token of theirs answers 401; activating them
  * again makes those same tokens work again. To end the tokens for good, revoke them.
  */
 export async function setUserActive(dataSource: DataSource, email: string, active: boolean): Promise<void> {

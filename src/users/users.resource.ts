@@ -4,7 +4,7 @@ import { memberRows } from '../resources/row-sources.js';
 import { presentUser, USER_COLUMNS, type UserRecord, type UserRow } from './user.presenter.js';
 import { UserSchema } from './user.schema.js';
 
-/** Users belong to enterprises through memberships; the list is every member, unpaginated (R8). */
+/** Users belong to enterprises through memberships; the list is every member, unpaginated. */
 export const USERS: TenantResource<UserRow, UserRecord> = {
   path: 'users',
   model: 'User',
@@ -28,6 +28,6 @@ export const USERS: TenantResource<UserRow, UserRecord> = {
   },
   rows: memberRows<UserRow>(USER_COLUMNS),
   present: (rows) => Promise.resolve(rows.map(presentUser)),
-  // R14: v1 finds any user by id when the legacy look-up is switched on.
+  // V1_LEGACY_USER_LOOKUP: v1 finds any user by id when the legacy look-up is switched on.
   readableOutsideEnterprise: (version, config) => version === 'v1' && config.v1LegacyUserLookup,
 };

@@ -6,7 +6,7 @@ import { firstText, parsePayload } from './webhook-payload.js';
 import { hexSignature, signatureMatches } from './webhook-signature.js';
 import { logSafe } from './log-safe.js';
 
-/** Provider A (spec 6.1, R19): signature -> JSON and document id -> known document -> move. */
+/** Provider A: signature -> JSON and document id -> known document -> move. */
 @Injectable()
 export class ProviderAWebhook {
   private readonly logger = new Logger('SignProviderA');

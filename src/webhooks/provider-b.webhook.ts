@@ -8,7 +8,7 @@ import { logSafe } from './log-safe.js';
 const ENVELOPE_EVENT = 'envelope-';
 
 /**
- * Provider B (spec 6.2, R20): JSON and envelope id -> known envelope -> signature with the owning
+ * Provider B: JSON and envelope id -> known envelope -> signature with the owning
  * enterprise's key -> `envelope-*` event -> move (terminal states ignore it).
  */
 @Injectable()
@@ -17,7 +17,7 @@ export class ProviderBWebhook {
 
   constructor(private readonly documents: SigningDocumentsService) {}
 
-  /** `signatures`: every `X-SignProviderB-Signature-N` header value; any match is enough (R21). */
+  /** `signatures`: every `X-SignProviderB-Signature-N` header value; any match is enough. */
   async receive(body: Buffer, signatures: readonly string[]): Promise<void> {
     const payload = parsePayload(body);
     if (!payload) throw unusablePayload('payload', 'The payload must be a JSON object.');

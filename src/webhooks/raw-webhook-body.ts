@@ -4,7 +4,7 @@ export const WEBHOOK_PATH_PREFIX = '/api/webhooks/';
 const RAW_CONTENT_TYPE = 'application/x-finance-intake-webhook';
 
 /**
- * Webhook signatures cover the exact bytes received (spec 6, R21), and R19/R20 check the
+ * Webhook signatures cover the exact bytes received, and both receivers check the
  * signature before the JSON, so webhook bodies must reach the receivers unparsed whatever their
  * content type. Requests to the webhook paths are routed to a parser that keeps the Buffer; the
  * body limit still applies.

@@ -56,7 +56,7 @@ export class SigningDocumentsService {
 
   /**
    * Provider B: the next state depends on the current one (terminal states keep theirs), so the
-   * row is read and written in one transaction with it locked (R21).
+   * row is read and written in one transaction with it locked.
    */
   async moveProviderB(id: string, envelopeStatus: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {

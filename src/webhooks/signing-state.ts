@@ -2,7 +2,7 @@ export type ProviderAStatus = 'sent' | 'viewed' | 'signed' | 'declined' | 'revok
 export type ProviderBStatus = 'sent' | 'delivered' | 'completed' | 'declined' | 'voided';
 
 /**
- * Provider A's table (spec 3), rules tried in its order: a keyword containing `signed` but not
+ * Provider A's table, rules tried in its order: a keyword containing `signed` but not
  * `sent`, or containing `completed`, is signed; then declined, revoked, viewed; anything else,
  * including no keyword, is sent. Every state accepts every move.
  */
@@ -33,10 +33,10 @@ export function providerAStamp(status: ProviderAStatus): 'signed_at' | 'declined
 export const PROVIDER_B_TERMINAL: readonly ProviderBStatus[] = ['completed', 'declined', 'voided'];
 
 /**
- * Provider B's table (spec 3). Terminal states keep their status (null: ignore the event).
+ * Provider B's table. Terminal states keep their status (null: ignore the event).
  * `delivered` is a move from `sent` only; a repeated `delivered` while delivered keeps the
- * state rather than falling back to `sent` (redelivery is harmless, spec 6), a choice recorded
- * in docs/decisions.md.
+ * state rather than falling back to `sent` (redelivery is harmless), a choice recorded
+ * in docs/decisions/0008-signature-webhooks.md.
  */
 export function providerBNextStatus(current: ProviderBStatus, envelopeStatus: string): ProviderBStatus | null {
   if (PROVIDER_B_TERMINAL.includes(current)) return null;

@@ -9,7 +9,7 @@ export class InvalidSignatureException extends UnauthorizedException {
   }
 }
 
-/** 422 `{message, errors}` for a payload the receiver cannot act on (spec 6, R10). */
+/** 422 `{message, errors}` for a payload the receiver cannot act on. */
 export function unusablePayload(field: string, message: string): FormValidationException {
   return new FormValidationException({ [field]: [message] });
 }

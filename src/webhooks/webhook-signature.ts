@@ -11,7 +11,7 @@ export function base64Signature(key: string, body: Buffer): string {
 }
 
 /**
- * Constant-time comparison of a received signature with the expected text (R21). Strings are
+ * Constant-time comparison of a received signature with the expected text. Strings are
  * compared as sent, never decoded (hex decoding would drop bad characters); the length check
  * comes first because timingSafeEqual throws on unequal lengths.
  */

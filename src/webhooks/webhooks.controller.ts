@@ -62,7 +62,7 @@ function rawBody(request: FastifyRequest): Buffer {
   return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
 }
 
-/** The two signature-provider receivers (spec 6); the signature is the authentication. */
+/** The two signature-provider receivers; the signature is the authentication. */
 @Public()
 @WithoutEnterprise()
 @Controller('webhooks')

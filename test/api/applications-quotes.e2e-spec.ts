@@ -272,7 +272,7 @@ const pageOf = (version: 'v1' | 'v2', resource: string, data: unknown[]) => {
   };
 };
 
-describe('applications and quotes (spec 2.7, 2.8)', () => {
+describe('applications and quotes', () => {
   let t: TestApp;
   let token: string;
 
@@ -289,7 +289,7 @@ describe('applications and quotes (spec 2.7, 2.8)', () => {
     t.app.inject({ method: 'GET', url: `/api/${version}${path}`, headers: apiHeaders(version, token, OWN) });
 
   describe('applications', () => {
-    it('v2 lists them newest first with the active quote’s fields (R6), exact body', async () => {
+    it('v2 lists them newest first with the active quote’s fields, exact body', async () => {
       const res = await get('v2', '/applications');
       expect(res.statusCode).toBe(200);
       expect(res.json()).toStrictEqual(pageOf('v2', 'applications', [FULL_V2, TIE_V2, INACTIVE_V2, BARE_V2]));
@@ -322,7 +322,7 @@ describe('applications and quotes (spec 2.7, 2.8)', () => {
     });
   });
 
-  describe('quotes (R5)', () => {
+  describe('quotes', () => {
     it('the v2 list leaves `application` out, exact body', async () => {
       const res = await get('v2', '/quotes');
       expect(res.statusCode).toBe(200);

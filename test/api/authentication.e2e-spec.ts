@@ -56,7 +56,7 @@ describe('bearer authentication and the enterprise header', () => {
     expect(res.statusCode).toBe(401);
   });
 
-  it('checks the token before the enterprise header (R9)', async () => {
+  it('checks the token before the enterprise header', async () => {
     const res = await get('/api/v2/users', {});
     expect(res.statusCode).toBe(401);
   });
@@ -101,7 +101,7 @@ describe('bearer authentication and the enterprise header', () => {
     expect(res.statusCode).toBe(200);
   });
 
-  it('rejects the tokens of a user made inactive (R12)', async () => {
+  it('rejects the tokens of a user made inactive', async () => {
     const fixture = tenantDocument();
     await importFixture(t, fixture.doc);
     const userToken = await loginToken(t.app, fixture.tenant.user.email, fixture.tenant.user.password);
@@ -114,7 +114,7 @@ describe('bearer authentication and the enterprise header', () => {
     expect(res.json()).toEqual({ message: 'Unauthenticated.' });
   });
 
-  it('rejects every token issued before `user:password` changed the password (R12)', async () => {
+  it('rejects every token issued before `user:password` changed the password', async () => {
     const fixture = tenantDocument();
     await importFixture(t, fixture.doc);
     const first = await loginToken(t.app, fixture.tenant.user.email, fixture.tenant.user.password);

@@ -72,7 +72,7 @@ describe('enterprises and users', () => {
       payload: method === 'GET' || method === 'DELETE' ? undefined : { name: 'x' },
     });
 
-  describe('GET /enterprises (no enterprise header, R8)', () => {
+  describe('GET /enterprises (no enterprise header, unpaginated)', () => {
     it('v2 lists the caller’s enterprises, newest first, unpaginated', async () => {
       const res = await call('GET', '/api/v2/enterprises', apiHeaders('v2', token));
       expect(res.statusCode).toBe(200);
@@ -174,7 +174,7 @@ describe('enterprises and users', () => {
     });
   });
 
-  describe('GET /users/{id} (spec 9, R14)', () => {
+  describe('GET /users/{id}', () => {
     it('answers a member of the enterprise in both versions', async () => {
       const v2 = await call('GET', `/api/v2/users/${bob}`, apiHeaders('v2', token, own));
       expect(v2.json()).toEqual({
@@ -201,7 +201,7 @@ describe('enterprises and users', () => {
     });
 
     it.each(['v1', 'v2'] as const)(
-      '%s: a user of another enterprise is 403 with none of its data (R14 default)',
+      '%s: a user of another enterprise is 403 with none of its data (the default user look-up)',
       async (version) => {
         const res = await call('GET', `/api/${version}/users/${otto}`, apiHeaders(version, token, own));
         expect(res.statusCode).toBe(403);
@@ -220,7 +220,7 @@ describe('enterprises and users', () => {
     });
   });
 
-  describe('write methods are 403 after authentication (R11)', () => {
+  describe('write methods are 403 after authentication', () => {
     const paths = (id: string) => [
       '/enterprises',
       `/enterprises/${id}`,
@@ -248,14 +248,14 @@ describe('enterprises and users', () => {
       expect(res.statusCode).toBe(401);
     });
 
-    it('the user paths still need the enterprise header first (R9 step 4 before 5)', async () => {
+    it('the user paths still need the enterprise header first (the enterprise check before the disabled-write check)', async () => {
       const res = await call('POST', '/api/v2/users', apiHeaders('v2', token));
       expect(res.json()).toEqual({ message: 'The X-Enterprise-Id header is required.' });
     });
   });
 });
 
-describe('V1_LEGACY_USER_LOOKUP=true (R14)', () => {
+describe('V1_LEGACY_USER_LOOKUP=true', () => {
   let t: TestApp;
   const own = randomUUID();
   const foreign = randomUUID();
@@ -292,7 +292,7 @@ describe('V1_LEGACY_USER_LOOKUP=true (R14)', () => {
     await t.close();
   });
 
-  it('v1 returns a user of another enterprise, as the specification documents', async () => {
+  it('v1 returns a user of another enterprise, the documented legacy v1 behaviour', async () => {
     const res = await t.app.inject({
       method: 'GET',
       url: `/api/v1/users/${otto}`,

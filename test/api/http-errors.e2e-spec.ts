@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
-describe('error bodies of R10', () => {
+describe('error bodies', () => {
   let t: TestApp;
   let tenant: Tenant;
   let token: string;

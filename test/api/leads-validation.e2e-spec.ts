@@ -117,7 +117,7 @@ describe('lead validation and input mapping', () => {
     });
   };
 
-  describe('v2 rules (spec 4.3), each with a passing and a failing body', () => {
+  describe('v2 rules, each with a passing and a failing body', () => {
     const base = { title: 'Car loan', person: 'Jane Citizen' };
 
     it.each<[string, Body, Errors]>([
@@ -173,18 +173,10 @@ describe('lead validation and input mapping', () => {
       ['person_name only', { title: 'T', person_name: 'Jane' }, { person_name: 'Jane' }],
       ['person null, person_name given', { title: 'T', person: null, person_name: 'Jane' }, { person_name: 'Jane' }],
       ['person_name empty, person given', { title: 'T', person: 'Jo', person_name: '' }, { person_name: 'Jo' }],
-      [
-        'person_name wins over person (R15)',
-        { title: 'T', person: 'Jo', person_name: 'Jane' },
-        { person_name: 'Jane' },
-      ],
+      ['person_name wins over person', { title: 'T', person: 'Jo', person_name: 'Jane' }, { person_name: 'Jane' }],
       ['title of 255 characters', { title: 't'.repeat(255), person: 'P' }, { title: 't'.repeat(255) }],
       ['organisation', { ...base, organisation: 'Acme' }, { organisation_name: 'Acme' }],
-      [
-        'organisation_name wins (R15)',
-        { ...base, organisation: 'A', organisation_name: 'B' },
-        { organisation_name: 'B' },
-      ],
+      ['organisation_name wins', { ...base, organisation: 'A', organisation_name: 'B' }, { organisation_name: 'B' }],
       ['organisation null', { ...base, organisation: null }, { organisation_name: null }],
       ['email valid', { ...base, email: 'jane@example.com' }, { email: 'jane@example.com' }],
       ['email null', { ...base, email: null }, { email: null }],
@@ -206,7 +198,7 @@ describe('lead validation and input mapping', () => {
     });
 
     it.each(V2_MIXED_FIELDS)(
-      '%s: any JSON scalar or null passes and keeps its type (R16); an object or array fails',
+      '%s: any JSON scalar or null passes and keeps its type; an object or array fails',
       async (field) => {
         for (const value of ['25000.00', 25000.5, 0, true, false, null]) {
           expect((await create('v2', { ...base, [field]: value }))[field]).toEqual(value);
@@ -217,7 +209,7 @@ describe('lead validation and input mapping', () => {
       },
     );
 
-    it('stores every accepted field and drops the keys outside the rule set (R16)', async () => {
+    it('stores every accepted field and drops the keys outside the rule set', async () => {
       const row = await create('v2', {
         ...base,
         description: 'Desc',
@@ -241,7 +233,7 @@ describe('lead validation and input mapping', () => {
     });
   });
 
-  describe('v2 key normalisation (spec 4.4, R18)', () => {
+  describe('v2 key normalisation', () => {
     it('reads PascalCase, camelCase and acronym keys as the snake_case fields', async () => {
       const row = await create('v2', {
         Title: 'Pascal',
@@ -351,7 +343,7 @@ describe('lead validation and input mapping', () => {
       expect(row.title).toBe('T');
     });
 
-    it('a too-deep body on a disabled write is still 403 first (R9)', async () => {
+    it('a too-deep body on a disabled write is still 403 first', async () => {
       const res = await t.app.inject({
         method: 'DELETE',
         url: `/api/v2/leads/00000000-0000-4000-8000-000000000000`,
@@ -382,7 +374,7 @@ describe('lead validation and input mapping', () => {
     });
   });
 
-  describe('v1 rules (spec 4.3, R15), each with a passing and a failing body', () => {
+  describe('v1 rules, each with a passing and a failing body', () => {
     const NEITHER: Errors = { Title: [required('title')], PersonName: [required('person name')] };
 
     it.each<[string, Body, Errors]>([
@@ -453,11 +445,11 @@ describe('lead validation and input mapping', () => {
         { Title: 'T', PersonName: 'P', Description: 'Pascal', description: 'lower' },
         { description: 'Pascal', extra_input: { description: 'lower' } },
       ],
-    ])('when both casings of %s are sent, PascalCase wins and the other is kept (R15, R16)', async (_n, body, exp) => {
+    ])('when both casings of %s are sent, PascalCase wins and the other is kept', async (_n, body, exp) => {
       expect(await create('v1', body)).toMatchObject(exp);
     });
 
-    it('stores the known keys in their columns and every other key in extra_input (R16)', async () => {
+    it('stores the known keys in their columns and every other key in extra_input', async () => {
       const extras = {
         Notes: 'Call after 5pm',
         nested: { deep: [1, 'two', { three: true }] },
@@ -514,7 +506,7 @@ describe('lead validation and input mapping', () => {
     });
   });
 
-  describe('255 vs 256 characters, counted as characters, not bytes (spec 8)', () => {
+  describe('255 vs 256 characters, counted as characters, not bytes', () => {
     const v2Fields: [string, string][] = [
       ['title', 'title'],
       ['person', 'person'],

@@ -100,13 +100,13 @@ describe('leads: list, retrieve, create, update, delete', () => {
   });
 
   describe('GET /leads/{id}', () => {
-    it('v2 answers {data: lead} with the fields of spec 2.4', async () => {
+    it('v2 answers {data: lead} with every lead field', async () => {
       const res = await call('GET', 'v2', `/leads/${older}`);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ data: olderV2() });
     });
 
-    it('v1 answers the same lead in v1 casing (R1, R2)', async () => {
+    it('v1 answers the same lead in v1 casing', async () => {
       const res = await call('GET', 'v1', `/leads/${older}`);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({
@@ -232,7 +232,7 @@ describe('leads: list, retrieve, create, update, delete', () => {
     });
   });
 
-  describe('PUT /leads/{id} (R17)', () => {
+  describe('PUT /leads/{id}', () => {
     const createLead = async (): Promise<V2Lead> => {
       const res = await call('POST', 'v2', '/leads', {
         title: 'Before',
@@ -264,7 +264,7 @@ describe('leads: list, retrieve, create, update, delete', () => {
       expect(row?.purchase_price).toBe(1000);
     });
 
-    it('v2 sets a field sent as null, and maps organisation to organisation_name (R15)', async () => {
+    it('v2 sets a field sent as null, and maps organisation to organisation_name', async () => {
       const lead = await createLead();
       const cleared = await call('PUT', 'v2', `/leads/${lead.id}`, {
         title: 'After',
@@ -335,7 +335,7 @@ describe('leads: list, retrieve, create, update, delete', () => {
       expect((await call('GET', 'v2', `/leads/${lead.id}`)).json()).toEqual({ data: lead });
     });
 
-    it('v2: a partial update without a person is 400 (spec 4.3)', async () => {
+    it('v2: a partial update without a person is 400', async () => {
       const lead = await createLead();
       const res = await call('PUT', 'v2', `/leads/${lead.id}`, { title: 'Only the title' });
       expect(res.statusCode).toBe(400);
@@ -355,7 +355,7 @@ describe('leads: list, retrieve, create, update, delete', () => {
     });
   });
 
-  describe('DELETE /leads/{id} (spec 4.2, R11)', () => {
+  describe('DELETE /leads/{id}', () => {
     it.each(['v1', 'v2'] as const)('%s: is 403 for an own lead, a foreign one and a non-UUID id', async (version) => {
       for (const id of [older, foreign, 'not-a-uuid']) {
         const res = await call('DELETE', version, `/leads/${id}`);
@@ -375,7 +375,7 @@ describe('leads: list, retrieve, create, update, delete', () => {
   });
 });
 
-describe('GET /leads pagination (R7)', () => {
+describe('GET /leads pagination', () => {
   let t: TestApp;
   let tenant: Tenant;
   let token: string;

@@ -49,7 +49,7 @@ describe('POST /login and /register', () => {
     expect(body.access_token).toMatch(TOKEN);
   });
 
-  it('v1 answers the user in v1 casing, envelope keys unchanged (R2)', async () => {
+  it('v1 answers the user in v1 casing, envelope keys unchanged', async () => {
     const res = await login('v1', { email: tenant.user.email, password: tenant.user.password });
     expect(res.statusCode).toBe(200);
     const body = res.json<{ user: Record<string, unknown>; access_token: string }>();
@@ -63,7 +63,7 @@ describe('POST /login and /register', () => {
     expect(res.statusCode).toBe(200);
   });
 
-  it('stores only the SHA-256 of the token secret (R12)', async () => {
+  it('stores only the SHA-256 of the token secret', async () => {
     const res = await login('v2', { email: tenant.user.email, password: tenant.user.password });
     const [id, secret] = res.json<{ access_token: string }>().access_token.split('|');
     const rows = await selectRows<{ token_sha256: string }>(

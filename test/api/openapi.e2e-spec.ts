@@ -33,7 +33,7 @@ describe('OpenAPI documents and interactive docs (issue 8)', () => {
   let documents: Record<ApiVersion, OpenApiDocument>;
 
   beforeAll(async () => {
-    // A limit of 2 a minute: the documents and the docs page must not count against it (R22).
+    // A limit of 2 a minute: the documents and the docs page must not count against it.
     t = await createTestApp({ RATE_LIMIT_PER_MINUTE: '2' });
     const fixture = tenantDocument();
     tenant = fixture.tenant;
@@ -112,7 +112,7 @@ describe('OpenAPI documents and interactive docs (issue 8)', () => {
       },
     );
 
-    it('v1 records are the PascalCase of v2 (R2): nested rows and the enterprise keep lowercase timestamps', () => {
+    it('v1 records are the PascalCase of v2: nested rows and the enterprise keep lowercase timestamps', () => {
       const keys = (version: ApiVersion, name: string) =>
         Object.keys(schema(documents[version], name).properties ?? {});
       expect(keys('v2', 'Lead')).toEqual([
@@ -252,7 +252,7 @@ describe('OpenAPI documents and interactive docs (issue 8)', () => {
       expect(() => contract.check('TRACE', '/api/v2/leads/x', { ...error, statusCode: 415 })).toThrow(/only a 405/);
       expect(() => contract.check('PROPFIND', '/api/v2/leads/x', { ...error, statusCode: 403 })).toThrow(/only a 405/);
       expect(() => contract.check('PATCH', '/api/v2/leads/x', { ...error, statusCode: 403 })).toThrow(/only a 405/);
-      // Register answers every method (R11); methods no OpenAPI operation can name are 4xx errors.
+      // Register answers every method; methods no OpenAPI operation can name are 4xx errors.
       expect(() => contract.check('PROPFIND', '/api/v2/register', { ...error, statusCode: 403 })).not.toThrow();
       expect(() => contract.check('PROPFIND', '/api/v2/register', { ...error, statusCode: 200 })).toThrow();
     });

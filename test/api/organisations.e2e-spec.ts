@@ -290,7 +290,7 @@ const pageOf = (version: 'v1' | 'v2', data: unknown[]) => {
   };
 };
 
-describe('organisations (spec 2.6)', () => {
+describe('organisations', () => {
   let t: TestApp;
   let token: string;
 

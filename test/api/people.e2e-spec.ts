@@ -239,7 +239,7 @@ const EMPTY_V2 = {
   financials: { data: [] },
 };
 
-/** R2: PascalCase on the record, nested rows keep lowercase timestamps, `data` stays. */
+/** v1 casing: PascalCase on the record, nested rows keep lowercase timestamps, `data` stays. */
 const JANE_V1 = {
   ID: JANE,
   EnterpriseID: OWN,
@@ -376,7 +376,7 @@ const pageOf = (version: 'v1' | 'v2', data: unknown[]) => {
   };
 };
 
-describe('people (spec 2.5)', () => {
+describe('people', () => {
   let t: TestApp;
   let token: string;
 

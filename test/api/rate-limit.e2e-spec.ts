@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const LIMIT = 60;
 
-describe('rate limit, in-process store (spec 8, R22)', () => {
+describe('rate limit, in-process store', () => {
   let t: TestApp;
   let tenant: Tenant;
   let now: number;

@@ -42,7 +42,7 @@ const fixture = {
   ],
 };
 
-describe('access to people, organisations, applications and quotes (R9, R11)', () => {
+describe('access to people, organisations, applications and quotes', () => {
   let t: TestApp;
   let token: string;
   let outsiderToken: string;
@@ -92,7 +92,7 @@ describe('access to people, organisations, applications and quotes (R9, R11)', (
     expect(res.json()).toStrictEqual({ message: `No query results for model [${ids[r].model}] ${id}` });
   });
 
-  it.each(each)('%s (%s): every write method on every path is 403 (R11)', async (r, v) => {
+  it.each(each)('%s (%s): every write method on every path is 403', async (r, v) => {
     for (const path of [`/${r}`, `/${r}/${ids[r].own}`, `/${r}/${ids[r].foreign}`, `/${r}/not-a-uuid`]) {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
         const res = await call(method, `/api/${v}${path}`, apiHeaders(v, token, OWN));

@@ -38,7 +38,7 @@ const fixture = {
   quotes: [...own.quotes, ...other.quotes],
 };
 
-/** R7: newest first, then id descending (PostgreSQL orders uuids as their lower-case hex text). */
+/** The list order: newest first, then id descending (PostgreSQL orders uuids as their lower-case hex text). */
 const expectedOrder = (resource: Resource): string[] =>
   [...own[resource]]
     .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
@@ -57,7 +57,7 @@ const envelope = (version: 'v1' | 'v2', resource: Resource, page: number, from: 
   };
 };
 
-describe('pagination of the read resources over 250 records (R7)', () => {
+describe('pagination of the read resources over 250 records', () => {
   let t: TestApp;
   let token: string;
 

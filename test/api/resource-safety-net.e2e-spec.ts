@@ -16,8 +16,8 @@ import { twoTenants } from '../helpers/two-tenants.js';
  * The business half of the shared safety net, for every resource the router serves rather than
  * a hand-kept list: each `GET /api/vN/X` that has a `GET /api/vN/X/:id` is a resource, and the
  * table of the same name holds its rows. For each: writes answer 403 unless the resource
- * documents a real write (R11); the list of an enterprise with records has them all, newest
- * first (R7), and `meta.total` counts the table's rows. A new resource turns this file red
+ * documents a real write; the list of an enterprise with records has them all, newest
+ * first, and `meta.total` counts the table's rows. A new resource turns this file red
  * until test/helpers/two-tenants.ts gives it records.
  */
 const { doc, own } = twoTenants('several');
@@ -77,9 +77,9 @@ const methodsAt = (document: OpenApiDocument, path: string): Record<string, Json
 
 /**
  * What a write on a resource's path must answer. A resource that documents no write is
- * read-only: every write is 403 (R11). A writable one (leads) has its own suites for its real
+ * read-only: every write is 403. A writable one (leads) has its own suites for its real
  * writes; its routes that always refuse (marked in the complete documents) answer 403 and any
- * other method 405 with `Allow` (R10).
+ * other method 405 with `Allow`.
  */
 function expectedWrite(resource: Resource, path: string, method: string): 'own suites' | 403 | 405 {
   const served = (p: string) => Object.keys(methodsAt(documents[resource.version], p)).map((m) => m.toUpperCase());
@@ -113,7 +113,7 @@ describe('resources found in the route registry', () => {
   });
 });
 
-describe('writes answer 403 on a read-only resource (R11), collection and records alike; 405 where R10 says', () => {
+describe('writes answer 403 on a read-only resource, collection and records alike; 405 for methods a path does not have', () => {
   it.each(RESOURCES.map((r) => [label(r), r] as const))('%s', async (_label, resource) => {
     const ownId = await anyRowId(resource);
     const failures: string[] = [];
@@ -121,7 +121,7 @@ describe('writes answer 403 on a read-only resource (R11), collection and record
       for (const method of WRITES) {
         const expected = expectedWrite(resource, path, method);
         if (expected === 'own suites') continue;
-        // An unknown id too: a disabled write is refused before the record is looked up (R9).
+        // An unknown id too: a disabled write is refused before the record is looked up.
         for (const id of path.includes(':id') ? [ownId, randomUUID()] : ['']) {
           const url = path.replace(':id', id);
           const res = await t.app.inject({
@@ -145,12 +145,12 @@ describe('writes answer 403 on a read-only resource (R11), collection and record
 
 /**
  * Whose rows a resource lists. A table with `enterprise_id` is a tenant table, listed a page
- * at a time (R7). Any other (users, enterprises) is reached through the membership table, the
- * one whose primary key is a foreign key to users and one to enterprises, and is unpaginated (R8).
+ * at a time. Any other (users, enterprises) is reached through the membership table, the
+ * one whose primary key is a foreign key to users and one to enterprises, and is unpaginated.
  */
 interface Scope {
   readonly paginated: boolean;
-  /** The ids the list must show, in R7's order, from the database. */
+  /** The ids the list must show, in the list order, from the database. */
   readonly sql: string;
   readonly parameter: string;
 }
@@ -173,7 +173,7 @@ async function findScope(resource: Resource): Promise<Scope> {
     throw new Error(`GET ${resource.collection} has no table named "${table}": a resource's path is its table's name`);
   }
   for (const needed of ['id', 'created_at']) {
-    if (!columns.includes(needed)) throw new Error(`table ${table} has no ${needed} column (R7's order needs it)`);
+    if (!columns.includes(needed)) throw new Error(`table ${table} has no ${needed} column (the list order needs it)`);
   }
   if (columns.includes('enterprise_id')) {
     return {
@@ -226,7 +226,7 @@ function noRecords(resource: Resource, count: number): Error {
   );
 }
 
-describe('the list of an enterprise with records: all of them, newest first (R7), meta.total from the table', () => {
+describe('the list of an enterprise with records: all of them, newest first, meta.total from the table', () => {
   it.each(RESOURCES.map((r) => [label(r), r] as const))('%s', async (_label, resource) => {
     const scope = await scopeOf(resource);
     const expected = (await selectRows<{ id: string }>(t.dataSource, scope.sql, [scope.parameter])).map((r) => r.id);

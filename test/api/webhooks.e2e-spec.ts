@@ -21,7 +21,7 @@ const signA = (body: string | Buffer, secret = SECRET_A): string =>
   createHmac('sha256', secret).update(body).digest('hex');
 const signB = (body: string | Buffer, key = KEY_B): string => createHmac('sha256', key).update(body).digest('base64');
 
-describe('signature-provider webhooks (spec 6, R19-R21)', () => {
+describe('signature-provider webhooks', () => {
   let t: TestApp;
   const enterprise = randomUUID();
   const otherEnterprise = randomUUID();

@@ -126,7 +126,7 @@ describe('CLI', () => {
     expect(duplicate.stderr.trim()).toBe('A user with the email Ann@Example.com exists already.');
   });
 
-  it('user:password reads stdin, changes the hash and deletes every token of the user (R12)', async () => {
+  it('user:password reads stdin, changes the hash and deletes every token of the user', async () => {
     const created = await cli([
       'user:create',
       '--email',

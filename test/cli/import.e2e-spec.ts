@@ -265,7 +265,7 @@ describe('import (import-format.md)', () => {
     expect(await verifyPassword(row?.password_hash ?? '', 'first-password')).toBe(true);
   });
 
-  it('accepts bcrypt hashes from an older system (R13)', async () => {
+  it('accepts bcrypt hashes from an older system', async () => {
     const { doc, ids } = fullDocument();
     const [user] = doc.users ?? [];
     const { password: _omitted, ...rest } = user ?? {};
@@ -325,7 +325,7 @@ describe('import (import-format.md)', () => {
       'leads[0].title: must not be greater than 255 characters',
     ],
     [
-      'an object in a mixed lead field (R16)',
+      'an object in a mixed lead field',
       (doc) => {
         (doc.leads ?? [])[0] = { ...(doc.leads ?? [])[0], deposit: { a: 1 } };
         return doc;

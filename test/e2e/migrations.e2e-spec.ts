@@ -52,7 +52,7 @@ describe('migrations', () => {
     expect(await runMigrations(dataSource)).toEqual([]);
   });
 
-  it('create the newest-first index of every tenant table (R7)', async () => {
+  it('create the newest-first index of every tenant table', async () => {
     const rows = await selectRows<{ indexname: string; indexdef: string }>(
       dataSource,
       `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND indexname LIKE '%_enterprise_newest_idx'`,

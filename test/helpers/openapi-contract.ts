@@ -126,7 +126,7 @@ export class OpenApiContract {
         return;
       }
       // The documents describe GET (and so HEAD), POST, PUT, PATCH and DELETE. A route for every
-      // method (register, R11: 403 whatever the method; all five documented) also answers the
+      // method (register: 403 whatever the method; all five documented) also answers the
       // others, which no operation can name: there any 4xx with an error body is accepted.
       const describable = DESCRIBED_METHODS.has(method.toUpperCase());
       const everyMethod = ['get', 'post', 'put', 'patch', 'delete'].every((m) => isObject(item[m]));

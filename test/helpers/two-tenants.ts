@@ -31,13 +31,13 @@ export function isFixtureSection(name: string | undefined): name is string {
   return FIXTURE_SECTIONS.includes(name ?? '');
 }
 
-/** When the fixture's records were created: R7's order is newest first, then by id. */
+/** When the fixture's records were created: the list order is newest first, then by id. */
 const CREATED = '2025-03-01T09:00:00.000Z';
 const CREATED_LATER = '2025-03-02T09:00:00.000Z';
 
 /**
  * With `several`, three of each resource: the one named in `ids`, one created at the same
- * instant (the id decides their order) and one a day later, so every list shows R7's order.
+ * instant (the id decides their order) and one a day later, so every list shows its newest-first order.
  */
 const TIMES = { one: [CREATED], several: [CREATED, CREATED, CREATED_LATER] } as const;
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateAppKey } from '../../src/config/app-key.js';
 import { LOCK_FILE, type LockRecord } from '../../src/database/data-dir-lock.js';
 import { DEMO_CREDENTIALS, DEMO_ENTERPRISE_ID } from '../../src/demo/demo-document.js';
-import { readmeBlock, reported, runReadmeSteps } from '../helpers/readme-steps.js';
+import { guideBlock, reported, runGuideSteps } from '../helpers/guide-steps.js';
 import { runCliProcess } from '../helpers/run-cli.js';
 import { getJson, runServiceToExit, startService, v2Headers, type ServiceProcess } from '../helpers/service-process.js';
 
@@ -36,7 +36,7 @@ function readLockRecord(dataDir: string): LockRecord {
 /**
  * Issue 13, against real processes (`dist/src/main.js` and the CLI) on the embedded database:
  * one process per DATA_DIR, stale locks taken over, the key check at start, key rotation and
- * backups as the README describes them.
+ * backups as the operator guide describes them.
  */
 describe('embedded database shared safely (real processes)', () => {
   /** A DATA_DIR that has had its first start (demo data, generated key); copied per test. */
@@ -204,7 +204,7 @@ describe('embedded database shared safely (real processes)', () => {
   );
 
   it(
-    'rotates the key following the README, after which the old key is not needed and no longer reads the data',
+    'rotates the key following the operator guide, after which the old key is not needed and no longer reads the data',
     async () => {
       const { cwd, dataDir } = workspace();
       const oldKey = readFileSync(join(dataDir, 'app-key'), 'utf8').trim();
@@ -214,8 +214,8 @@ describe('embedded database shared safely (real processes)', () => {
       expect(people.status).toBe(200);
       expect(await before.stop()).toBe(0);
 
-      // The README's steps, verbatim, from the directory holding .data (the default DATA_DIR).
-      const steps = await runReadmeSteps(readmeBlock('key-rotation'), cwd, {}, ['APP_KEY', 'APP_PREVIOUS_KEYS']);
+      // The operator guide's steps, verbatim, from the directory holding .data (the default DATA_DIR).
+      const steps = await runGuideSteps(guideBlock('key-rotation'), cwd, {}, ['APP_KEY', 'APP_PREVIOUS_KEYS']);
       expect(steps.code).toBe(0);
       const newKey = reported(steps.stdout, 'APP_KEY');
       expect(newKey).not.toBe(oldKey);
@@ -245,7 +245,7 @@ describe('embedded database shared safely (real processes)', () => {
   );
 
   it(
-    'backs up while the service serves, and the README restore gives a service with the same answers',
+    'backs up while the service serves, and the operator guide restore gives a service with the same answers',
     async () => {
       const { cwd, dataDir } = workspace();
       const service = await serve({ DATA_DIR: dataDir });
@@ -275,7 +275,9 @@ describe('embedded database shared safely (real processes)', () => {
         }
         return count;
       })();
-      const backup = await runReadmeSteps(readmeBlock('backup'), cwd, {});
+      // The key goes outside the working tree, to a home directory of its own (not under cwd).
+      const home = mkdtempSync(join(tmpdir(), 'finance-intake-home-'));
+      const backup = await runGuideSteps(guideBlock('backup'), cwd, { HOME: home });
       reading = false;
       expect(await reads).toBeGreaterThan(0);
       expect(backup.stderr).toBe('');
@@ -284,10 +286,12 @@ describe('embedded database shared safely (real processes)', () => {
       expect(readLockRecord(dataDir).pid).toBe(service.pid);
       expect(await service.stop()).toBe(0);
 
-      const restore = await runReadmeSteps(readmeBlock('restore'), cwd, {});
+      expect(readdirSync(cwd).filter((name) => name.includes('key'))).toEqual([]);
+      const restore = await runGuideSteps(guideBlock('restore'), cwd, { HOME: home });
       expect(restore.stderr).toBe('');
       expect(restore.code).toBe(0);
       expect(restore.stdout).toContain('2 enterprises, 2 users, 265 people');
+      rmSync(home, { recursive: true, force: true });
 
       const restored = await serve({ DATA_DIR: join(cwd, 'restored') });
       const login = await v2Headers(restored.base, DEMO.email, DEMO.password, DEMO_ENTERPRISE_ID);

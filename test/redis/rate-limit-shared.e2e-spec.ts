@@ -18,7 +18,7 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise
   throw new Error('condition not met in time');
 }
 
-describe('rate limit shared through Redis (R22)', () => {
+describe('rate limit shared through Redis', () => {
   let redis: DisposableRedis;
   let first: TestApp;
   let second: NestFastifyApplication;

@@ -20,7 +20,7 @@ const { doc, own, foreign } = twoTenants();
 const t: TestApp = await createTestApp({ SIGNPROVIDER_A_SECRET: 'matrix-secret' });
 const ROUTES: readonly RouteEntry[] = routeRegistryOf(t.app).list();
 
-/** Resources that need no enterprise header (spec 4.1), and the API's own OpenAPI documents. */
+/** Resources that need no enterprise header, and the API's own OpenAPI documents. */
 const WITHOUT_HEADER = new Set(['login', 'logout', 'register', 'enterprises', 'openapi.json']);
 const PUBLIC = new Set(['login', 'register', 'openapi.json']);
 const HEADER: Record<ApiVersion, string> = { v1: 'EnterpriseID', v2: 'X-Enterprise-Id' };

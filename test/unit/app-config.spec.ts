@@ -117,7 +117,7 @@ describe('configuration', () => {
     expect(message).not.toContain('\n');
   });
 
-  it('refuses DATABASE_URL without APP_KEY (R23)', () => {
+  it('refuses DATABASE_URL without APP_KEY', () => {
     expect(() => loadConfig({ DATABASE_URL: PG })).toThrow(
       'Invalid configuration: APP_KEY is required when DATABASE_URL is set',
     );
@@ -130,7 +130,7 @@ describe('configuration', () => {
     );
   });
 
-  it('generates the embedded key once and keeps it beside the data (R23)', () => {
+  it('generates the embedded key once and keeps it beside the data', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fi-config-'));
     const first = loadConfig({ DATA_DIR: dir });
     const second = loadConfig({ DATA_DIR: dir });

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { digestsEqual, newSecret, parseToken, sha256Hex } from '../../src/common/auth/access-token.js';
 import { summariseErrors } from '../../src/common/http/validation-failed.exception.js';
 
-describe('422 message composition (R10)', () => {
+describe('422 message composition', () => {
   it.each([
     [{ email: ['The email field is required.'] }, 'The email field is required.'],
     [
@@ -15,7 +15,7 @@ describe('422 message composition (R10)', () => {
   });
 });
 
-describe('access tokens (R12)', () => {
+describe('access tokens', () => {
   it('parses <uuid>|<40+ characters> and nothing else', () => {
     const secret = newSecret();
     expect(secret).toMatch(/^[A-Za-z0-9]{48}$/);

@@ -5,7 +5,7 @@ const OLD = Buffer.alloc(32, 1);
 const NEW = Buffer.alloc(32, 2);
 const OTHER = Buffer.alloc(32, 3);
 
-describe('FieldCipher (R23)', () => {
+describe('FieldCipher', () => {
   it('round-trips text, unicode included, with a fresh IV each time', () => {
     const cipher = new FieldCipher([NEW]);
     const a = cipher.encrypt('Zoë 🚗');

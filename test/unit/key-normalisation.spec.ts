@@ -15,7 +15,7 @@ function nested(levels: number, key = 'A'): unknown {
   return value;
 }
 
-describe('snakeKey (spec 4.4, R18)', () => {
+describe('snakeKey', () => {
   it.each([
     ['FirstName', 'first_name'],
     ['firstName', 'first_name'],
@@ -66,7 +66,7 @@ describe('snakeKey (spec 4.4, R18)', () => {
     'business_name2',
     'line1',
     'id',
-  ])('reads the v1 name of %s (R2) back as the v2 name', (key) => {
+  ])('reads the v1 name of %s back as the v2 name', (key) => {
     expect(snakeKey(pascalKey(key))).toBe(key);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { capitaliseWords, upperFirst } from '../../src/common/contacts/labels.js';
 
-describe('labels (R4)', () => {
+describe('labels', () => {
   it.each([
     ['mobile', 'Mobile'],
     ['Mobile', 'Mobile'],

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { pascalKey } from '../../src/common/casing/pascal-case.js';
 import { toV1Record } from '../../src/common/casing/v1-casing.js';
 
-describe('v1 casing (R1, R2)', () => {
+describe('v1 casing', () => {
   it.each([
     ['id', 'ID'],
     ['enterprise_id', 'EnterpriseID'],

@@ -35,7 +35,7 @@ const NESTED = {
   Contact: { PhoneNumbers: [{ PhoneType: 'Mobile', IsPrimary: true }], EmailAddress: 'a@b.c' },
 };
 
-describe('v2 key normaliser interceptor (spec 4.4)', () => {
+describe('v2 key normaliser interceptor', () => {
   it('snake-cases an authenticated v2 body at every depth: Contact.PhoneNumbers[0].PhoneType', async () => {
     expect(await run('/api/v2/leads', NESTED)).toEqual({
       title: 'T',

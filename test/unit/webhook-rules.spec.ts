@@ -9,7 +9,7 @@ import {
 import { firstText, parsePayload } from '../../src/webhooks/webhook-payload.js';
 import { base64Signature, hexSignature, signatureMatches } from '../../src/webhooks/webhook-signature.js';
 
-describe('provider A keyword rules (spec 3, R19)', () => {
+describe('provider A keyword rules', () => {
   it.each([
     ['signed', 'signed'],
     ['document.signed', 'signed'],
@@ -38,7 +38,7 @@ describe('provider A keyword rules (spec 3, R19)', () => {
   });
 });
 
-describe('provider B state table (spec 3, R20)', () => {
+describe('provider B state table', () => {
   const live: ProviderBStatus[] = ['sent', 'delivered'];
   it.each(
     live.flatMap(
@@ -68,7 +68,7 @@ describe('provider B state table (spec 3, R20)', () => {
   });
 });
 
-describe('signature comparison (R21)', () => {
+describe('signature comparison', () => {
   const body = Buffer.from('{"documentId":"d-1"}');
 
   it('matches provider A lowercase hex and provider B base64 exactly', () => {

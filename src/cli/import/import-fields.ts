@@ -28,7 +28,7 @@ export const money = z
   .transform((value) => String(value).trim())
   .refine((value) => /^-?\d{1,12}(\.\d{1,2})?$/.test(value), 'must be a decimal amount with at most two places');
 export const count = z.int().min(0).nullable().default(null);
-/** A lead's mixed-typed input (R16): any JSON scalar or null, kept with its type. */
+/** A lead's mixed-typed input: any JSON scalar or null, kept with its type. */
 export const scalar = z
   .union([z.string(), z.number(), z.boolean(), z.null()], { error: 'must be a string, number, boolean or null' })
   .default(null);

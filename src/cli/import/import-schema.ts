@@ -23,7 +23,7 @@ import {
  *
  * Optional scalar fields that are absent become null: a record in the file is the record's whole
  * state. Nested collections, passwords, memberships and timestamps that are absent are left as
- * they are on an existing record (docs/decisions.md).
+ * they are on an existing record (docs/decisions/0004-import-file.md).
  */
 
 export const enterpriseRecord = z.strictObject({

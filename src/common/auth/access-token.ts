@@ -4,7 +4,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SECRET = /^[A-Za-z0-9]{40,128}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** The plaintext form of R12: `<token id>|<secret>`. */
+/** The plaintext token: `<token id>|<secret>`. */
 export interface ParsedToken {
   id: string;
   secret: string;

@@ -21,7 +21,7 @@ export async function hashPassword(plain: string): Promise<string> {
   return argon2Hash(plain, ARGON2_OPTIONS);
 }
 
-/** Accepts argon2id hashes and bcrypt hashes from older systems (R13). */
+/** Accepts argon2id hashes and bcrypt hashes from older systems. */
 export async function verifyPassword(hash: string, plain: string): Promise<boolean> {
   try {
     if (BCRYPT_PATTERN.test(hash)) {
@@ -37,7 +37,7 @@ export async function verifyPassword(hash: string, plain: string): Promise<boole
 
 let dummyHash: Promise<string> | undefined;
 
-/** Spends the cost of one verification, so a login for an unknown email takes as long (R13). */
+/** Spends the cost of one verification, so a login for an unknown email takes as long. */
 export async function verifyAgainstDummy(plain: string): Promise<false> {
   dummyHash ??= hashPassword('dummy-password-for-timing');
   await verifyPassword(await dummyHash, plain);

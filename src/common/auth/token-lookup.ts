@@ -11,8 +11,8 @@ export interface TokenMatch {
 
 /**
  * The active user a plaintext token belongs to, or undefined (unknown, malformed, revoked,
- * expired, inactive). One indexed query by token id, then a constant-time digest comparison
- * (R12). A login token older than `loginLifetimeMinutes` (when set) has expired; an
+ * expired, inactive). One indexed query by token id, then a constant-time digest comparison.
+ * A login token older than `loginLifetimeMinutes` (when set) has expired; an
  * integration token expires at its own `expires_at`, if it has one.
  *
  * `enterpriseId`, the UUID of the request's enterprise header when it has one, is checked in

@@ -8,7 +8,7 @@ import { newSecret, sha256Hex } from './access-token.js';
 import type { AuthenticatedUser } from './authenticated-user.js';
 import { findTokenUser } from './token-lookup.js';
 
-/** Issues, resolves and revokes bearer tokens; only their SHA-256 is stored (R12). */
+/** Issues, resolves and revokes bearer tokens; only their SHA-256 is stored. */
 @Injectable()
 export class TokenService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(TokenService.name);

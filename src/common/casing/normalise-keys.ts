@@ -30,7 +30,7 @@ function normalise(value: unknown, depth: number): unknown {
   }
   if (!isPlainObject(value)) return value;
   if (depth > MAX_BODY_DEPTH) throw new BodyTooDeepError();
-  // A Map keeps "the later of two colliding keys wins" (R18) without touching prototypes;
+  // A Map keeps "the later of two colliding keys wins" without touching prototypes;
   // Object.fromEntries defines own data properties, never calling a setter.
   const entries = new Map<string, unknown>();
   for (const [key, item] of Object.entries(value)) {
@@ -42,8 +42,8 @@ function normalise(value: unknown, depth: number): unknown {
 }
 
 /**
- * A parsed JSON body with every object key in snake_case, at every depth and inside arrays
- * (spec 4.4, R18). Values are untouched; when two keys of one object collide, the later one
+ * A parsed JSON body with every object key in snake_case, at every depth and inside arrays.
+ * Values are untouched; when two keys of one object collide, the later one
  * wins, as a whole (no deep merge). Throws BodyTooDeepError past MAX_BODY_DEPTH levels.
  */
 export function normaliseKeys(body: unknown): unknown {

@@ -4,7 +4,7 @@ const EXCEPTIONS: Record<string, string> = {
   crm_deal_id: 'CrmDealID',
 };
 
-/** A v2 key in v1 casing (R2): each `_` part capitalised, with the ID exceptions. */
+/** A v2 key in v1 casing: each `_` part capitalised, with the ID exceptions. */
 export function pascalKey(key: string): string {
   return (
     EXCEPTIONS[key] ??

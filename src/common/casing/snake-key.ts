@@ -26,12 +26,12 @@ function startsWord(chars: readonly string[], i: number): boolean {
     return isUpper(prev) && isLower(next);
   }
   // FinanceLast3Years: a number between words is a word of its own; a trailing one
-  // (BusinessName2, Line1) stays with its word, so v1's PascalCase names round-trip (R2).
+  // (BusinessName2, Line1) stays with its word, so v1's PascalCase names round-trip.
   return isDigit(char) && (isLower(prev) || isUpper(prev)) && digitsThenUpper(chars, i);
 }
 
 /**
- * A request key in snake_case (spec 4.4, R18), acronym-aware: `FirstName`, `firstName` and
+ * A request key in snake_case, acronym-aware: `FirstName`, `firstName` and
  * `first_name` give `first_name`; `PersonID` gives `person_id`; `HTMLTitle` gives `html_title`.
  * Existing underscores are kept, hyphens and spaces become underscores, everything is
  * lower-cased. Keys already in snake_case are returned unchanged.

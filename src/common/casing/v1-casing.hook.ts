@@ -10,7 +10,7 @@ const V1_PREFIX = '/api/v1/';
 
 /**
  * The only place v1 differs in shape: controllers return canonical v2 records in envelopes, and
- * on v1 routes this step renames the keys of the records (R1, R2); envelope keys stay. A Fastify
+ * on v1 routes this step renames the keys of the records; envelope keys stay. A Fastify
  * hook on v1 answers rather than a Nest interceptor on every route: an interceptor puts each
  * request of either version through an rxjs pipeline, which cost a v2 retrieve about an eighth
  * of its CPU for nothing. Error bodies are not envelopes and are left as they are.

@@ -14,12 +14,12 @@ function isCollectionEnvelope(value: unknown): value is { data: JsonRecord[] } {
 }
 
 export interface RecordCasing {
-  /** Nested rows and the enterprise record keep lowercase `created_at`/`updated_at` (R2). */
+  /** Nested rows and the enterprise record keep lowercase `created_at`/`updated_at`. */
   lowercaseTimestamps: boolean;
 }
 
 /**
- * A canonical v2 record in v1 casing (R1, R2). Nested collection envelopes (`{data: [...]}`)
+ * A canonical v2 record in v1 casing. Nested collection envelopes (`{data: [...]}`)
  * hold nested rows; a nested object (a quote's `application`) is a full record.
  */
 export function toV1Record(record: JsonRecord, casing: RecordCasing = { lowercaseTimestamps: false }): JsonRecord {

@@ -8,14 +8,14 @@ import { BodyTooDeepError, normaliseKeys } from './normalise-keys.js';
 
 /**
  * Stands in for a body that could not be normalised. The 400 is raised where the body is read
- * (validation, R9 step 7), so a disabled write with such a body still answers 403 first.
+ * (validation, the last check), so a disabled write with such a body still answers 403 first.
  */
 export class RejectedBody {
   constructor(readonly message: string) {}
 }
 
 /**
- * Spec 4.4 / R18 in one place: every authenticated v2 request body has its keys snake-cased
+ * v2 key normalisation in one place: every authenticated v2 request body has its keys snake-cased
  * before any pipe validates it. Interceptors run after the guards (so after authentication and
  * the enterprise check) and before pipes. Login and register are @Public() and keep their
  * bodies; v1 and the unversioned webhooks are never touched.

@@ -63,7 +63,7 @@ export interface AddressRecord {
   updated_at: string;
 }
 
-/** A nested collection: `{data: [rows]}` (spec 2.5). */
+/** A nested collection: `{data: [rows]}`. */
 export interface Collection<T> {
   data: T[];
 }

@@ -38,7 +38,7 @@ export class AddressSchema implements AddressRecord {
   @TimestampField() updated_at!: string;
 }
 
-/** The contact collections of a person and an organisation, each `{data: [rows]}` (spec 2.5). */
+/** The contact collections of a person and an organisation, each `{data: [rows]}`. */
 export const PhoneNumbersField = (): PropertyDecorator => ApiProperty({ type: () => ListOf(PhoneNumberSchema) });
 export const EmailsField = (): PropertyDecorator => ApiProperty({ type: () => ListOf(EmailSchema) });
 export const AddressesField = (): PropertyDecorator => ApiProperty({ type: () => ListOf(AddressSchema) });

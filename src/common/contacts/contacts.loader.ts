@@ -13,7 +13,7 @@ import {
 /** The column naming a contact row's owner. */
 export type ContactOwnerColumn = 'person_id' | 'organisation_id';
 
-/** Nested rows in R4 order: oldest first, then by id. */
+/** Nested rows in their order: oldest first, then by id. */
 const ORDER = 'ORDER BY owner_id, created_at, id';
 
 const phoneNumbersSql = (owner: ContactOwnerColumn) =>

@@ -1,5 +1,5 @@
 /**
- * Label formatting of R4, as the original service did with PHP's `ucfirst` and `ucwords`:
+ * Label formatting of phone and financial rows, as the original service did with PHP's `ucfirst` and `ucwords`:
  * only the first letter (of the text, or of each whitespace-separated word) is upper-cased;
  * the other letters are left as stored.
  */

@@ -16,7 +16,7 @@ export class DecryptionError extends Error {
 }
 
 /**
- * AES-256-GCM for values stored encrypted at rest (R23).
+ * AES-256-GCM for values stored encrypted at rest.
  * Stored form: `enc:v1:<key id>:<base64(iv | tag | ciphertext)>`. The key id names which key
  * encrypted the value, so rotation (APP_PREVIOUS_KEYS) decrypts without trying every key.
  */

@@ -11,7 +11,7 @@ export interface ErrorBody {
   [key: string]: unknown;
 }
 
-/** Default texts for exceptions thrown without a body of their own (R10). */
+/** Default texts for exceptions thrown without a body of their own. */
 const DEFAULT_MESSAGES: Partial<Record<number, string>> = {
   [HttpStatus.UNAUTHORIZED]: ErrorMessages.unauthenticated,
   [HttpStatus.FORBIDDEN]: ErrorMessages.forbidden,
@@ -59,8 +59,8 @@ function fastifyErrorCode(error: unknown): string | undefined {
 }
 
 /**
- * The one place error bodies are made: every error answer is JSON with a top-level `message`
- * (R10), and nothing internal (stack, SQL) leaves the process.
+ * The one place error bodies are made: every error answer is JSON with a top-level `message`,
+ * and nothing internal (stack, SQL) leaves the process.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -103,7 +103,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       if (status === 404 && request.routeOptions.url === undefined) return this.unknownRoute(request.method, path);
       const response = exception.getResponse();
-      // Nest's own exceptions carry `statusCode`; ours carry the R10 body already.
+      // Nest's own exceptions carry `statusCode`; ours carry the `{message}` body already.
       // A 503 of ours (an enterprise's bulkhead full) says when to come back, as the database's does.
       const headers: Record<string, string> =
         status === 503 ? { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};

@@ -1,4 +1,4 @@
-/** `{data: record}` or `{data: [records]}` (unpaginated, R8). */
+/** `{data: record}` or `{data: [records]}` (unpaginated). */
 export class DataEnvelope<T> {
   constructor(readonly data: T) {}
 }
@@ -20,7 +20,7 @@ export interface PageMeta {
   total: number;
 }
 
-/** `{data, links, meta}` of a paginated list (R7). */
+/** `{data, links, meta}` of a paginated list. */
 export class PageEnvelope<T> {
   constructor(
     readonly data: T[],
@@ -29,7 +29,7 @@ export class PageEnvelope<T> {
   ) {}
 }
 
-/** The login answer: `{user, access_token}`; only `user` is cased in v1 (R2). */
+/** The login answer: `{user, access_token}`; only `user` is cased in v1. */
 export class LoginEnvelope<T> {
   constructor(
     readonly user: T,

@@ -1,6 +1,6 @@
 import type { ApiVersion } from './api-version.js';
 
-/** The fixed texts of ruling R10. */
+/** The fixed texts of the error bodies (docs/api-guide.md#errors). */
 export const ErrorMessages = {
   unauthenticated: 'Unauthenticated.',
   invalidCredentials: 'Invalid credentials.',

@@ -33,7 +33,7 @@ export function listUrl(request: FastifyRequest, appUrl: string | undefined): st
   return `${base}${path}`;
 }
 
-/** Builds the envelope of R7 (Laravel's LengthAwarePaginator shape, `meta.links` left out). */
+/** Builds the envelope of a list page (Laravel's LengthAwarePaginator shape, `meta.links` left out). */
 export function pageEnvelope<T>(records: T[], total: number, page: number, path: string): PageEnvelope<T> {
   const lastPage = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const from = records.length > 0 ? (page - 1) * PAGE_SIZE + 1 : null;

@@ -10,7 +10,7 @@ function forbidden(): never {
 }
 
 /**
- * R11: write methods on every path of a read-only resource answer 403, after authentication
+ * Write methods on every path of a read-only resource answer 403, after authentication
  * and the enterprise check (the global guards run first). Controllers of read-only resources
  * extend this class; the routes are inherited.
  */

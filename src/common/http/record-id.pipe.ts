@@ -2,7 +2,7 @@ import { Injectable, type PipeTransform } from '@nestjs/common';
 import { RecordNotFoundException } from './record-not-found.exception.js';
 import { isUuid } from './uuid.js';
 
-/** A path id that is not a UUID cannot name a record: 404 (R9 step 6), no query made. */
+/** A path id that is not a UUID cannot name a record: 404, no query made. */
 @Injectable()
 export class RecordIdPipe implements PipeTransform<string, string> {
   constructor(private readonly model: string) {}

@@ -16,7 +16,7 @@ export const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 16_38
 
 /**
  * Every route the server registered, matchable by concrete path, so an unknown method on a
- * known path can answer 405 with `Allow` (R10) instead of 404.
+ * known path can answer 405 with `Allow` instead of 404.
  */
 export class RouteRegistry {
   private readonly router = FindMyWay(ROUTER_OPTIONS);

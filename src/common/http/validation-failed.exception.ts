@@ -12,14 +12,14 @@ export function summariseErrors(errors: FieldErrors): string {
   return `${first} (and ${more} more ${more === 1 ? 'error' : 'errors'})`;
 }
 
-/** 422 `{message, errors}` of form-request validation (login; R10). */
+/** 422 `{message, errors}` of form-request validation (login). */
 export class FormValidationException extends UnprocessableEntityException {
   constructor(readonly errors: FieldErrors) {
     super({ message: summariseErrors(errors), errors });
   }
 }
 
-/** 400 `{message: 'The given data was invalid.', errors}` of lead validation (R10). */
+/** 400 `{message: 'The given data was invalid.', errors}` of lead validation. */
 export class LeadValidationException extends BadRequestException {
   constructor(readonly errors: FieldErrors) {
     super({ message: ErrorMessages.invalidData, errors });

@@ -8,7 +8,7 @@ export interface WindowState {
 }
 
 /**
- * Fixed windows per key (R22): the first request opens a window of `windowMs`; up to `limit`
+ * Fixed windows per key: the first request opens a window of `windowMs`; up to `limit`
  * requests are counted in it; further ones are refused and do not count.
  */
 export interface RateLimitStore {

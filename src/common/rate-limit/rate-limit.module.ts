@@ -3,7 +3,7 @@ import { Clock } from './clock.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RateLimitStorage } from './rate-limit.storage.js';
 
-/** The throttle of spec 8 / R22: RATE_LIMIT_PER_MINUTE per fixed 60-second window. */
+/** The rate limit: RATE_LIMIT_PER_MINUTE per fixed 60-second window. */
 @Global()
 @Module({
   providers: [Clock, RateLimitStorage, RateLimiter],

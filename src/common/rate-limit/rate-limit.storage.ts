@@ -20,7 +20,7 @@ export type RedisState = 'up' | 'down' | 'not configured';
 const FAULT_LOG_INTERVAL_MS = 30_000;
 
 /**
- * Rate-limit windows (R22): Redis when REDIS_URL is set, so instances share one
+ * Rate-limit windows: Redis when REDIS_URL is set, so instances share one
  * budget; while Redis is unreachable each instance falls back to its in-process windows (the
  * limit still holds per instance), logs the fault at most every 30 s, and goes back to Redis
  * by itself once the client reconnects.

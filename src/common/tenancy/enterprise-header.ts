@@ -2,13 +2,13 @@ import type { FastifyRequest } from 'fastify';
 import { apiVersionOf, type ApiVersion } from '../http/api-version.js';
 import { isUuid } from '../http/uuid.js';
 
-/** Header names per version (spec 4.1); Fastify lower-cases incoming header names. */
+/** Header names per version; Fastify lower-cases incoming header names. */
 export const ENTERPRISE_HEADER: Record<ApiVersion, string> = {
   v1: 'enterpriseid',
   v2: 'x-enterprise-id',
 };
 
-/** The same headers as documented (spec 4.1). */
+/** The same headers as documented. */
 export const ENTERPRISE_HEADER_NAME: Record<ApiVersion, string> = {
   v1: 'EnterpriseID',
   v2: 'X-Enterprise-Id',

@@ -4,7 +4,7 @@ import { snakeKey } from '../../common/casing/snake-key.js';
 import { charLength, isMixedValue, isStorableText } from '../lead-fields.js';
 
 /**
- * Laravel's lead rules as class-validator decorators, with Laravel's messages (R10). Every rule
+ * Laravel's lead rules as class-validator decorators, with Laravel's messages. Every rule
  * but the two "required" ones passes a missing or null value (`nullable`), so each property
  * can carry several rules without `IsOptional` switching the required ones off. Blank strings
  * are turned into null before validation (lead-fields.ts `blankToNull`).
@@ -81,7 +81,7 @@ export function IsEmailAddress(): PropertyDecorator {
   });
 }
 
-/** Mixed-typed fields (R16): any JSON scalar or null; objects, arrays (and ±Infinity) are not. */
+/** Mixed-typed fields: any JSON scalar or null; objects, arrays (and ±Infinity) are not. */
 export function IsScalar(): PropertyDecorator {
   return ValidateBy({
     name: 'isScalar',

@@ -2,7 +2,7 @@ import { IsText, MaxChars, Required } from './lead-rules.js';
 import { NAME_MAX_CHARS } from '../lead-fields.js';
 
 /**
- * v1's small rule set (spec 4.3, R15): a title (`Title` or `title`) and a person (`PersonName`
+ * v1's small rule set: a title (`Title` or `title`) and a person (`PersonName`
  * or `person`), the PascalCase key winning. Errors are reported under `Title` and `PersonName`.
  * Whether text is storable is checked over the whole body (v1/lead-input.pipe.ts).
  */

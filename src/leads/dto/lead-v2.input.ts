@@ -2,8 +2,8 @@ import { IsEmailAddress, IsScalar, IsStorable, IsText, MaxChars, Required, Requi
 import { MIXED_COLUMNS, NAME_MAX_CHARS, TEXT_COLUMNS } from '../lead-fields.js';
 
 /**
- * The v2 lead body of spec 4.3, after key normalisation (R18). Values are unknown until
- * validated; the pipe copies only these fields in, so every other key is dropped (R16).
+ * The v2 lead body, after key normalisation. Values are unknown until
+ * validated; the pipe copies only these fields in, so every other key is dropped.
  */
 export class LeadInputV2 {
   @Required() @IsText() @MaxChars(NAME_MAX_CHARS) @IsStorable() title?: unknown;

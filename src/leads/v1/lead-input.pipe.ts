@@ -20,7 +20,7 @@ import {
   type TextColumn,
 } from '../lead-fields.js';
 
-/** Columns v1 fills from either of two keys, the PascalCase one winning (R15). */
+/** Columns v1 fills from either of two keys, the PascalCase one winning. */
 export const PAIRS: readonly { column: TextColumn; keys: readonly [string, string] }[] = [
   { column: 'title', keys: ['Title', 'title'] },
   { column: 'person_name', keys: ['PersonName', 'person'] },
@@ -28,15 +28,15 @@ export const PAIRS: readonly { column: TextColumn; keys: readonly [string, strin
   { column: 'description', keys: ['Description', 'description'] },
 ];
 const PAIRED = new Set<string>(PAIRS.map((pair) => pair.column));
-/** The other input columns, filled from keys named like them (spec 4.3's common v1 keys). */
+/** The other input columns, filled from keys named like them (the v1 keys shared with v2's field names). */
 export const DIRECT_TEXT = TEXT_COLUMNS.filter((column) => !PAIRED.has(column));
 const VARCHAR = new Set<string>(['title', 'person_name', 'organisation_name']);
 
 /**
- * v1 lead body -> columns to write, with no key normalisation (spec 4.4). Only the title and
- * person rules can fail (R15). A key fills its column when its value fits it; every key that
+ * v1 lead body -> columns to write, with no key normalisation. Only the title and
+ * person rules can fail. A key fills its column when its value fits it; every key that
  * fills no column (unknown keys, the losing casing of a pair, a value of the wrong type for
- * its column) is kept in extra_input, so nothing a v1 client sends is lost (R16).
+ * its column) is kept in extra_input, so nothing a v1 client sends is lost.
  */
 @Injectable()
 export class V1LeadInputPipe implements PipeTransform<RawLeadBody, LeadChanges> {
@@ -78,7 +78,7 @@ export class V1LeadInputPipe implements PipeTransform<RawLeadBody, LeadChanges> 
   }
 }
 
-/** The rule set of R15 plus, for every key, text PostgreSQL can store. */
+/** The v1 rule set (title and person) plus, for every key, text PostgreSQL can store. */
 function validate(source: Record<string, unknown>): FieldErrors {
   const pick = (keys: readonly [string, string]): unknown => {
     const key = winningKey(source, keys);

@@ -7,7 +7,7 @@ const SCALAR = { type: ['string', 'number', 'boolean', 'null'] };
 const TEXT = { type: ['string', 'null'] };
 
 /**
- * The v1 lead body (spec 4.3, R15, R16), from the same rules and key lists the v1 pipe uses:
+ * The v1 lead body, from the same rules and key lists the v1 pipe uses:
  * `LeadInputV1` validates the winning key of the title and person pairs; the other keys fill
  * their column when the value fits it and are kept as extra input otherwise.
  */

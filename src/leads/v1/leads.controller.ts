@@ -25,7 +25,7 @@ import {
 import { leadInputV1Schema } from './lead-input.schema.js';
 import { V1LeadInputPipe } from './lead-input.pipe.js';
 
-/** v1 leads: the small rule set, no key normalisation, extra keys kept (R15, R16). */
+/** v1 leads: the small rule set, no key normalisation, extra keys kept. */
 @Controller({ path: 'leads', version: '1' })
 @ApiTags('Leads')
 export class V1LeadsController extends LeadRoutes {
@@ -52,7 +52,7 @@ export class V1LeadsController extends LeadRoutes {
     return new DataEnvelope(await this.writes.run(write, (db) => this.leads.create(enterpriseId, changes, db)));
   }
 
-  /** R17: the updated lead itself, not wrapped; the casing hook puts it in v1 casing. */
+  /** The updated lead itself, not wrapped; the casing hook puts it in v1 casing. */
   @Put(':id')
   @UseGuards(LeadAccessGuard)
   @Operation(

@@ -9,8 +9,8 @@ import { blankToNull, MIXED_COLUMNS, TEXT_COLUMNS, type LeadChanges, type LeadCo
 import type { MixedValue } from '../lead.entity.js';
 
 /**
- * v2 lead body (spec 4.3) -> columns to write. The body's keys are snake_case already (the
- * global normaliser, R18). A body that is not a JSON object counts as an empty one.
+ * v2 lead body -> columns to write. The body's keys are snake_case already (the
+ * global normaliser). A body that is not a JSON object counts as an empty one.
  */
 @Injectable()
 export class V2LeadInputPipe implements PipeTransform<RawLeadBody, LeadChanges> {
@@ -30,7 +30,7 @@ export class V2LeadInputPipe implements PipeTransform<RawLeadBody, LeadChanges> 
   }
 }
 
-/** Validated values -> columns; R15: person_name ?? person, organisation_name ?? organisation. */
+/** Validated values -> columns; person_name ?? person, organisation_name ?? organisation. */
 function toColumns(values: Record<string, unknown>): LeadColumns {
   const has = (field: string) => Object.hasOwn(values, field);
   const columns: LeadColumns = {};

@@ -1,7 +1,7 @@
 import { validationSchema, type JsonSchema } from '../../openapi/validation-schema.js';
 import { LeadInputV2 } from '../dto/lead-v2.input.js';
 
-/** The v2 lead body: the rules of `LeadInputV2`, which the v2 pipe validates with (spec 4.3). */
+/** The v2 lead body: the rules of `LeadInputV2`, which the v2 pipe validates with. */
 export function leadInputV2Schema(): JsonSchema {
   return validationSchema(LeadInputV2, {
     title: 'LeadInput',

@@ -27,7 +27,7 @@ import { leadInputV2Schema } from './lead-input.schema.js';
 import { V2LeadInputPipe } from './lead-input.pipe.js';
 
 /**
- * v2 leads: the full rule set of spec 4.3 on snake_cased bodies (R18). The writes are the only v2
+ * v2 leads: the full rule set on snake_cased bodies. The writes are the only v2
  * routes that read a body, so the key normaliser is bound to them alone.
  */
 @Controller({ path: 'leads', version: '2' })
@@ -57,7 +57,7 @@ export class V2LeadsController extends LeadRoutes {
     return new DataEnvelope(await this.writes.run(write, (db) => this.leads.create(enterpriseId, changes, db)));
   }
 
-  /** R17: `{data: lead}`. */
+  /** An update answers `{data: lead}`. */
   @Put(':id')
   @UseGuards(LeadAccessGuard)
   @UseInterceptors(V2KeyNormaliserInterceptor)

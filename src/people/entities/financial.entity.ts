@@ -3,7 +3,7 @@ import { RecordTimestampColumn, VarcharColumn } from '../../database/columns.js'
 import { Person } from './person.entity.js';
 
 @Entity('financials')
-/** Rows with amount <= 0 are never shown (R4), so the index leaves them out. */
+/** Rows with amount <= 0 are never shown, so the index leaves them out. */
 @Index('financials_person_idx', ['personId', 'createdAt', 'id'], { where: 'amount > 0' })
 export class Financial {
   @PrimaryGeneratedColumn('uuid') id!: string;

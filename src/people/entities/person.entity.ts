@@ -10,7 +10,7 @@ export class Person {
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
   enterpriseId!: string | null;
   @VarcharColumn({ nullable: true }) title!: string | null;
-  /** AES-256-GCM with APP_KEY (R23); see FieldCipher. */
+  /** AES-256-GCM with APP_KEY; see FieldCipher. */
   @Column('text', { nullable: true }) firstNameEncrypted!: string | null;
   @VarcharColumn({ nullable: true }) middleName!: string | null;
   @VarcharColumn({ nullable: true }) lastName!: string | null;

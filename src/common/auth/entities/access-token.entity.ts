@@ -5,7 +5,7 @@ import { User } from '../../../users/user.entity.js';
 /** What issued a token: a login through the API, or an operator for an integration (CLI). */
 export type TokenKind = 'login' | 'integration';
 
-/** Only the SHA-256 of the secret part is stored (R12). */
+/** Only the SHA-256 of the secret part is stored. */
 @Entity('access_tokens')
 @Check('access_tokens_kind_check', `kind IN ('login', 'integration')`)
 export class AccessToken {

@@ -3,19 +3,23 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CliRun } from './run-cli.js';
 
-const README = resolve(import.meta.dirname, '../../README.md');
+/** The operator guide, whose key rotation, backup and restore commands the process tests run. */
+const OPERATOR_GUIDE = resolve(import.meta.dirname, '../../docs/operator-guide.md');
 const CLI = resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 
-/** The shell code of the README block between `<!-- name:start -->` and `<!-- name:end -->`. */
-export function readmeBlock(name: string): string {
-  const text = readFileSync(README, 'utf8');
+/**
+ * The shell code of the operator guide's block between `<!-- name:start -->` and
+ * `<!-- name:end -->`.
+ */
+export function guideBlock(name: string): string {
+  const text = readFileSync(OPERATOR_GUIDE, 'utf8');
   const match = new RegExp(`<!-- ${name}:start -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\n<!-- ${name}:end -->`).exec(text);
-  if (!match?.[1]) throw new Error(`README has no block named ${name}`);
+  if (!match?.[1]) throw new Error(`docs/operator-guide.md has no block named ${name}`);
   return match[1];
 }
 
 /**
- * `npm run cli -- ...` and `npm run -s cli -- ...` as the README writes them, without the build
+ * `npm run cli -- ...` and `npm run -s cli -- ...` as the guide writes them, without the build
  * step (the tests run on the build already made): anything else is an error.
  */
 const NPM_SHIM = `
@@ -29,10 +33,10 @@ npm() {
 `;
 
 /**
- * Runs README steps verbatim in bash (errexit, nounset), in `cwd`, with `env` only; prints the
+ * Runs a guide's steps verbatim in bash (errexit, nounset), in `cwd`, with `env` only; prints the
  * variables named in `report` at the end as NAME=value lines on stdout.
  */
-export function runReadmeSteps(
+export function runGuideSteps(
   script: string,
   cwd: string,
   env: Record<string, string>,
@@ -54,7 +58,7 @@ export function runReadmeSteps(
   });
 }
 
-/** The value of a `NAME=value` line printed by runReadmeSteps. */
+/** The value of a `NAME=value` line printed by runGuideSteps. */
 export function reported(stdout: string, name: string): string {
   const line = stdout.split('\n').find((l) => l.startsWith(`${name}=`));
   if (line === undefined) throw new Error(`${name} was not reported`);
