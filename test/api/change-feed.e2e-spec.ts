@@ -485,7 +485,7 @@ describe('change feed', () => {
 
     it('a cursor of a key since retired is 410 with what to do; one of a key never used is 400', async () => {
       // The service records the ids of its keys when it starts; a key retired later keeps its id there.
-      const ids = (await t.dataSource.query(`SELECT key_id FROM cursor_keys`)) as { key_id: string }[];
+      const ids = await selectRows<{ key_id: string }>(t.dataSource, `SELECT key_id FROM cursor_keys`);
       expect(ids.map((row) => row.key_id)).toEqual(
         expect.arrayContaining(t.config.encryptionKeys.map((key) => cursorKeyId(key))),
       );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
+import { selectRows } from '../../src/database/sql.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -107,7 +108,7 @@ describe('tenants never wait for each other', () => {
       expect(refused.result.json()).toEqual({ message: 'The service is temporarily unavailable.' });
       expect(refused.ms).toBeGreaterThanOrEqual(LOCK_TIMEOUT_MS * 0.9);
       expect(refused.ms).toBeLessThan(LOCK_TIMEOUT_MS + 2_000);
-      const stored = await t.dataSource.query(`SELECT 1 FROM idempotency_keys WHERE key = $1`, [key]);
+      const stored = await selectRows(t.dataSource, `SELECT 1 FROM idempotency_keys WHERE key = $1`, [key]);
       expect(stored).toEqual([]);
     } finally {
       await held.release();
@@ -118,8 +119,8 @@ describe('tenants never wait for each other', () => {
     const replayed = await put();
     expect(replayed.statusCode).toBe(200);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
-    const [row] = (await t.dataSource.query(`SELECT title FROM leads WHERE id = $1`, [leadA])) as [{ title: string }];
-    expect(row.title).toBe(title);
+    const [row] = await selectRows<{ title: string }>(t.dataSource, `SELECT title FROM leads WHERE id = $1`, [leadA]);
+    expect(row?.title).toBe(title);
   });
 
   it('20 writers of the held lead wait in their enterprise’s share of the pool; another enterprise reads at once', async () => {
