@@ -39,6 +39,14 @@ const IMPORT_LEADS = Number(process.env.BENCH_IMPORT_LEADS ?? 10_000);
 const APP_KEY = `base64:${Buffer.alloc(32, 5).toString('base64')}`;
 const USER = { email: 'tenants@example.com', password: 'tenants-password' };
 const ENTERPRISES = 52;
+/** Only the parts whose names are listed (`creates,reads,feed,import`); all by default. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'creates,reads,feed,import').split(',').map((p) => p.trim()));
+/** The service's pool and bulkhead, when a run compares settings (default: the service's own). */
+const SERVICE_POOL_ENV = Object.fromEntries(
+  (['DATABASE_POOL_MAX', 'DATABASE_POOL_MAX_PER_ENTERPRISE'] as const)
+    .filter((name) => process.env[`BENCH_${name}`] !== undefined)
+    .map((name) => [name, process.env[`BENCH_${name}`] as string]),
+);
 
 interface Sample {
   readonly ms: number;
@@ -182,10 +190,15 @@ async function main(): Promise<void> {
       RATE_LIMIT_PER_MINUTE: '1000000',
       LOG_LEVEL: 'warn',
       MIGRATIONS_RUN: 'false',
+      ...SERVICE_POOL_ENV,
     },
     startScriptNodeFlags(ROOT),
   );
-  const results: Record<string, unknown> = { commit: dirty ? `${commit}-dirty` : commit, loadBefore };
+  const results: Record<string, unknown> = {
+    commit: dirty ? `${commit}-dirty` : commit,
+    loadBefore,
+    service: SERVICE_POOL_ENV,
+  };
   try {
     const login = await call(server.url, 'POST', '/api/v2/login', { accept: 'application/json' }, USER);
     const token = (JSON.parse(login.body) as { access_token: string }).access_token;
@@ -197,90 +210,97 @@ async function main(): Promise<void> {
     const post = (enterprise: string) => call(server.url, 'POST', '/api/v2/leads', headers(enterprise), leadBody());
 
     // 1. One enterprise against fifty, alternating rounds.
-    const oneSamples: Sample[] = [];
-    const spreadSamples: Sample[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      oneSamples.push(...(await load(ROUND_SECONDS, 50, () => post(one))));
-      spreadSamples.push(...(await load(ROUND_SECONDS, 50, (c) => post(spread[c] as string))));
+    if (PARTS.has('creates')) await creates();
+    async function creates(): Promise<void> {
+      const oneSamples: Sample[] = [];
+      const spreadSamples: Sample[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        oneSamples.push(...(await load(ROUND_SECONDS, 50, () => post(one))));
+        spreadSamples.push(...(await load(ROUND_SECONDS, 50, (c) => post(spread[c] as string))));
+      }
+      const oneSummary = summarise(oneSamples, ROUNDS * ROUND_SECONDS);
+      const spreadSummary = summarise(spreadSamples, ROUNDS * ROUND_SECONDS);
+      results.leadCreates = {
+        oneEnterprise: oneSummary,
+        fiftyEnterprises: spreadSummary,
+        ratio: oneSummary.perSecond / spreadSummary.perSecond,
+      };
     }
-    const oneSummary = summarise(oneSamples, ROUNDS * ROUND_SECONDS);
-    const spreadSummary = summarise(spreadSamples, ROUNDS * ROUND_SECONDS);
-    results.leadCreates = {
-      oneEnterprise: oneSummary,
-      fiftyEnterprises: spreadSummary,
-      ratio: oneSummary.perSecond / spreadSummary.perSecond,
-    };
 
     // 3. Reads of B with A idle, then with 20 writers of A waiting on a held lead, alternating.
-    const readsOfB = (c: number) =>
-      call(
-        server.url,
-        'GET',
-        c % 2 === 0 ? `/api/v2/leads/${fixture.leadOf.get(tenantB)}` : '/api/v2/people?page=2',
-        headers(tenantB),
-      );
-    const idle: Sample[] = [];
-    const blocked: Sample[] = [];
-    const writerStatuses: Sample[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      idle.push(...(await load(ROUND_SECONDS, 10, readsOfB)));
-      const holder = new pg.Client({ connectionString: fixture.url });
-      await holder.connect();
-      await holder.query('BEGIN');
-      await holder.query(`UPDATE leads SET description = 'held' WHERE id = $1`, [fixture.leadOf.get(one)]);
-      let holding = true;
-      const writers = Promise.all(
-        Array.from({ length: 20 }, async () => {
-          while (holding) {
-            writerStatuses.push(
-              await call(server.url, 'PUT', `/api/v2/leads/${fixture.leadOf.get(one)}`, headers(one), leadBody()),
-            );
-          }
-        }),
-      );
-      await new Promise((r) => setTimeout(r, 300));
-      blocked.push(...(await load(ROUND_SECONDS, 10, readsOfB)));
-      holding = false;
-      await holder.query('ROLLBACK');
-      await holder.end();
-      await writers;
+    if (PARTS.has('reads')) await reads();
+    async function reads(): Promise<void> {
+      const readsOfB = (c: number) =>
+        call(
+          server.url,
+          'GET',
+          c % 2 === 0 ? `/api/v2/leads/${fixture.leadOf.get(tenantB)}` : '/api/v2/people?page=2',
+          headers(tenantB),
+        );
+      const idle: Sample[] = [];
+      const blocked: Sample[] = [];
+      const writerStatuses: Sample[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        idle.push(...(await load(ROUND_SECONDS, 10, readsOfB)));
+        const holder = new pg.Client({ connectionString: fixture.url });
+        await holder.connect();
+        await holder.query('BEGIN');
+        await holder.query(`UPDATE leads SET description = 'held' WHERE id = $1`, [fixture.leadOf.get(one)]);
+        let holding = true;
+        const writers = Promise.all(
+          Array.from({ length: 20 }, async () => {
+            while (holding) {
+              writerStatuses.push(
+                await call(server.url, 'PUT', `/api/v2/leads/${fixture.leadOf.get(one)}`, headers(one), leadBody()),
+              );
+            }
+          }),
+        );
+        await new Promise((r) => setTimeout(r, 300));
+        blocked.push(...(await load(ROUND_SECONDS, 10, readsOfB)));
+        holding = false;
+        await holder.query('ROLLBACK');
+        await holder.end();
+        await writers;
+      }
+      const idleSummary = summarise(idle, ROUNDS * ROUND_SECONDS);
+      const blockedSummary = summarise(blocked, ROUNDS * ROUND_SECONDS);
+      results.readsBesideBlockedWriters = {
+        aIdle: idleSummary,
+        aBlocked: blockedSummary,
+        p99Ratio: blockedSummary.p99 / idleSummary.p99,
+        writersOfA: summarise(writerStatuses, ROUNDS * ROUND_SECONDS).statuses,
+      };
     }
-    const idleSummary = summarise(idle, ROUNDS * ROUND_SECONDS);
-    const blockedSummary = summarise(blocked, ROUNDS * ROUND_SECONDS);
-    results.readsBesideBlockedWriters = {
-      aIdle: idleSummary,
-      aBlocked: blockedSummary,
-      p99Ratio: blockedSummary.p99 / idleSummary.p99,
-      writersOfA: summarise(writerStatuses, ROUNDS * ROUND_SECONDS).statuses,
-    };
 
     // 4. Feed delay beside a 12-s transaction on another enterprise, then in another database.
-    results.feedDelay = {
-      otherEnterprise: await feedDelay(
-        server,
-        headers(one),
-        async (client) => {
-          await client.connect();
-          await client.query('BEGIN');
-          await client.query(`INSERT INTO leads (enterprise_id, title) VALUES ($1, 'long')`, [tenantB]);
-        },
-        new pg.Client({ connectionString: fixture.url }),
-      ),
-      otherDatabase: await feedDelay(
-        server,
-        headers(one),
-        async (client) => {
-          await client.connect();
-          await client.query('CREATE TABLE IF NOT EXISTS long_writer (n int)');
-          await client.query('BEGIN');
-          await client.query('INSERT INTO long_writer VALUES (1)');
-        },
-        new pg.Client({ connectionString: SERVER_URL }),
-      ),
-    };
+    if (PARTS.has('feed'))
+      results.feedDelay = {
+        otherEnterprise: await feedDelay(
+          server,
+          headers(one),
+          async (client) => {
+            await client.connect();
+            await client.query('BEGIN');
+            await client.query(`INSERT INTO leads (enterprise_id, title) VALUES ($1, 'long')`, [tenantB]);
+          },
+          new pg.Client({ connectionString: fixture.url }),
+        ),
+        otherDatabase: await feedDelay(
+          server,
+          headers(one),
+          async (client) => {
+            await client.connect();
+            await client.query('CREATE TABLE IF NOT EXISTS long_writer (n int)');
+            await client.query('BEGIN');
+            await client.query('INSERT INTO long_writer VALUES (1)');
+          },
+          new pg.Client({ connectionString: SERVER_URL }),
+        ),
+      };
 
     // 2. Lead POSTs in E while a big import into E runs in one transaction.
-    results.postsDuringImport = await postsDuringImport(fixture, one, () => post(one));
+    if (PARTS.has('import')) results.postsDuringImport = await postsDuringImport(fixture, one, () => post(one));
   } finally {
     await server.stop();
     agent.destroy();
@@ -378,31 +398,51 @@ async function postsDuringImport(
 
 function print(results: Record<string, unknown>): void {
   const r = results as {
-    leadCreates: { oneEnterprise: Summary; fiftyEnterprises: Summary; ratio: number };
-    readsBesideBlockedWriters: {
+    leadCreates?: { oneEnterprise: Summary; fiftyEnterprises: Summary; ratio: number };
+    readsBesideBlockedWriters?: {
       aIdle: Summary;
       aBlocked: Summary;
       p99Ratio: number;
       writersOfA: Record<string, number>;
     };
-    feedDelay: { otherEnterprise: { maxMs: number }; otherDatabase: { maxMs: number } };
-    postsDuringImport: { importSeconds: number; posts: Summary };
+    feedDelay?: { otherEnterprise: { maxMs: number }; otherDatabase: { maxMs: number } };
+    postsDuringImport?: { importSeconds: number; posts: Summary };
   };
   const f = (n: number) => n.toFixed(1);
+  const row = (name: string, s: Summary, target = '') =>
+    `| ${name} | ${f(s.perSecond)} req/s, p50 ${f(s.p50)} ms, p99 ${f(s.p99)} ms, ${JSON.stringify(s.statuses)} | ${target} |`;
   const lines = [
-    `commit ${String(results.commit)}; load average before ${(results.loadBefore as string[]).join(' ')}, after ${(results.loadAfter as string[]).join(' ')}`,
+    `commit ${String(results.commit)}; service ${JSON.stringify(results.service)}; load average before ${(results.loadBefore as string[]).join(' ')}, after ${(results.loadAfter as string[]).join(' ')}`,
     '| measure | figure | target |',
     '|---|---|---|',
-    `| lead creates, 50 connections in one enterprise | ${f(r.leadCreates.oneEnterprise.perSecond)} req/s, p99 ${f(r.leadCreates.oneEnterprise.p99)} ms, ${JSON.stringify(r.leadCreates.oneEnterprise.statuses)} | |`,
-    `| lead creates, 50 connections over 50 enterprises | ${f(r.leadCreates.fiftyEnterprises.perSecond)} req/s, p99 ${f(r.leadCreates.fiftyEnterprises.p99)} ms, ${JSON.stringify(r.leadCreates.fiftyEnterprises.statuses)} | |`,
-    `| ratio one / fifty | ${r.leadCreates.ratio.toFixed(2)} | at least 0.8 |`,
-    `| lead POST during the import (${f(r.postsDuringImport.importSeconds)} s) | p50 ${f(r.postsDuringImport.posts.p50)} ms, p99 ${f(r.postsDuringImport.posts.p99)} ms, ${JSON.stringify(r.postsDuringImport.posts.statuses)} | p99 under 100 ms, no 503 |`,
-    `| reads of B, A idle | ${f(r.readsBesideBlockedWriters.aIdle.perSecond)} req/s, p99 ${f(r.readsBesideBlockedWriters.aIdle.p99)} ms, ${JSON.stringify(r.readsBesideBlockedWriters.aIdle.statuses)} | |`,
-    `| reads of B, 20 writers of A blocked | ${f(r.readsBesideBlockedWriters.aBlocked.perSecond)} req/s, p99 ${f(r.readsBesideBlockedWriters.aBlocked.p99)} ms, ${JSON.stringify(r.readsBesideBlockedWriters.aBlocked.statuses)} | no 503 |`,
-    `| p99 ratio blocked / idle | ${r.readsBesideBlockedWriters.p99Ratio.toFixed(2)} (writers of A: ${JSON.stringify(r.readsBesideBlockedWriters.writersOfA)}) | at most 1.2 |`,
-    `| feed delay beside a 12-s transaction on another enterprise | max ${r.feedDelay.otherEnterprise.maxMs} ms | under 1 s |`,
-    `| feed delay beside a 12-s transaction in another database | max ${r.feedDelay.otherDatabase.maxMs} ms | under 1 s |`,
   ];
+  if (r.leadCreates) {
+    lines.push(row('lead creates, 50 connections in one enterprise', r.leadCreates.oneEnterprise));
+    lines.push(row('lead creates, 50 connections over 50 enterprises', r.leadCreates.fiftyEnterprises));
+    lines.push(`| ratio one / fifty | ${r.leadCreates.ratio.toFixed(2)} | at least 0.8 |`);
+  }
+  if (r.readsBesideBlockedWriters) {
+    const reads = r.readsBesideBlockedWriters;
+    lines.push(row('reads of B, A idle', reads.aIdle));
+    lines.push(row('reads of B, 20 writers of A blocked', reads.aBlocked, 'no 503'));
+    lines.push(
+      `| p99 ratio blocked / idle | ${reads.p99Ratio.toFixed(2)} (writers of A: ${JSON.stringify(reads.writersOfA)}) | at most 1.2 |`,
+    );
+  }
+  if (r.feedDelay) {
+    lines.push(
+      `| feed delay beside a 12-s transaction on another enterprise | max ${r.feedDelay.otherEnterprise.maxMs} ms | under 1 s |`,
+    );
+    lines.push(
+      `| feed delay beside a 12-s transaction in another database | max ${r.feedDelay.otherDatabase.maxMs} ms | under 1 s |`,
+    );
+  }
+  if (r.postsDuringImport) {
+    const during = r.postsDuringImport;
+    lines.push(
+      row(`lead POSTs during the import (${f(during.importSeconds)} s)`, during.posts, 'p99 under 100 ms, no 503'),
+    );
+  }
   console.log(lines.join('\n'));
 }
 
