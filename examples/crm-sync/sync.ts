@@ -105,7 +105,8 @@ async function main(): Promise<void> {
   const enterpriseId = await chooseEnterprise(token);
   const api = authorisedClient(baseUrl, token, enterpriseId);
 
-  const position = await api.GET('/api/v2/changes/cursor');
+  // A cursor belongs to the types it was taken with: take it for the types the feed is read with.
+  const position = await api.GET('/api/v2/changes/cursor', { params: { query: { types: 'lead' } } });
   if (!position.data) throw failure('change cursor', position.response, position.error);
 
   const people = await countPeople(api);
