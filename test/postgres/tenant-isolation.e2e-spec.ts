@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request } from 'node:http';
 import pg from 'pg';
+import { EnterpriseAccess } from '../../src/common/tenancy/enterprise-access.js';
 import { selectRows } from '../../src/database/sql.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -148,5 +150,39 @@ describe('tenants never wait for each other', () => {
       await held.release();
     }
     expect((await write('PUT', `leads/${leadA}`)).statusCode).toBe(200);
+  });
+
+  it('a client that gives up while its request waits for a place gets it given back (real socket)', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
+    const bulkhead = t.app.get(EnterpriseAccess).bulkhead;
+    if (!bulkhead) throw new Error('the test app runs with a bulkhead');
+    const held = await holdLead(leadA);
+    const headers = { ...apiHeaders('v2', tokenOne, one.enterpriseId), 'content-type': 'application/json' };
+    const send = (method: string, path: string, body?: string) => {
+      const req = request(`${base}/api/v2/${path}`, { method, headers });
+      const answered = new Promise<number>((resolveStatus) => {
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolveStatus(res.statusCode ?? 0));
+        });
+        req.on('error', () => resolveStatus(0));
+      });
+      req.end(body);
+      return { req, answered };
+    };
+    // The enterprise's three places go to writers of the held lead; two reads wait for a place.
+    const writers = Array.from({ length: bulkhead.limit }, () =>
+      send('PUT', `leads/${leadA}`, JSON.stringify({ title: 'Socket', person_name: 'Kim' })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const readers = [send('GET', 'leads'), send('GET', 'people')];
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    for (const reader of readers) reader.req.destroy();
+    await held.release();
+    expect(await Promise.all(writers.map((w) => w.answered))).toEqual(writers.map(() => 200));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(bulkhead.active(one.enterpriseId)).toBe(0);
+    expect((await write('POST', 'leads')).statusCode).toBe(201);
   });
 });

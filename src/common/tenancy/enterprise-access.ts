@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../auth/authenticated-user.js';
 import { ErrorMessages } from '../http/error-messages.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { EnterpriseBulkhead } from './enterprise-bulkhead.js';
+import { EnterpriseBulkhead, enterBulkhead } from './enterprise-bulkhead.js';
 import type { EnterpriseHeader } from './enterprise-header.js';
 import { MembershipService } from './membership.service.js';
 
@@ -39,7 +39,7 @@ export class EnterpriseAccess {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     request.enterpriseId = enterpriseId;
-    if (this.bulkhead) request.leaveEnterpriseBulkhead = await this.bulkhead.enter(enterpriseId);
+    if (this.bulkhead) await enterBulkhead(this.bulkhead, request, enterpriseId);
   }
 
   /** The token lookup usually answered this already, in its own query. */

@@ -75,18 +75,40 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set when the request took a place in its enterprise's bulkhead: gives it back. */
     leaveEnterpriseBulkhead?: () => void;
+    /** Set once the answer is sent or the client has gone: a place granted later is given back at once. */
+    answerClosed?: boolean;
   }
 }
 
-/** A request gives its place back once its answer is sent, or its connection closed before that. */
+/**
+ * A request gives its place back once its answer is sent or its connection is gone, whichever
+ * comes first: the response's `close` covers both on a real socket (a client that went away
+ * while the request waited for its place gets no answer, so no onResponse), onResponse covers
+ * injected requests.
+ */
 export function leaveBulkheadWhenDone(fastify: FastifyInstance): void {
-  const leave = (request: FastifyRequest): void => request.leaveEnterpriseBulkhead?.();
+  const leave = (request: FastifyRequest): void => {
+    request.answerClosed = true;
+    request.leaveEnterpriseBulkhead?.();
+  };
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.raw.once('close', () => leave(request));
+    done();
+  });
   fastify.addHook('onResponse', (request, _reply, done) => {
     leave(request);
     done();
   });
-  fastify.addHook('onRequestAbort', (request, done) => {
-    leave(request);
-    done();
-  });
+}
+
+/** Takes a place for the request in its enterprise's compartment, given back when it is done. */
+export async function enterBulkhead(
+  bulkhead: EnterpriseBulkhead,
+  request: FastifyRequest,
+  enterpriseId: string,
+): Promise<void> {
+  const leave = await bulkhead.enter(enterpriseId);
+  request.leaveEnterpriseBulkhead = leave;
+  // The client went away while this request waited: nothing will be sent, so nothing gives it back.
+  if (request.answerClosed === true) leave();
 }
