@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { FieldCipher } from '../src/common/crypto/field-cipher.js';
+import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { hashPassword, verifyPassword } from '../src/common/auth/password-hasher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';

@@ -14,7 +14,7 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_CHARS,
   IdempotencyMessages,
-} from '../common/idempotency/idempotency-key.js';
+} from '../idempotency/idempotency-key.js';
 import { DataOf, ListOf, PageOf } from './envelope.schema.js';
 
 /**

@@ -13,7 +13,7 @@ import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
 import { OPERATION_ID } from './api-operation.decorator.js';
 import { v1CasingOf } from './record-schema.decorator.js';
 import { ALWAYS_FORBIDDEN, IDEMPOTENT_WRITE, NO_DATABASE } from './api-responses.decorator.js';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../common/idempotency/idempotency-key.js';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency-key.js';
 import { DEMO_ENTERPRISE_ID } from '../demo/demo-document.js';
 import { ETAG_EXTENSION } from '../changes/conditional-read.js';
 import { TENANT_RESOURCES } from '../resources/tenant-resources.js';

@@ -1,5 +1,5 @@
-import { selectOwnedRows } from '../../database/owned-rows.js';
-import type { SqlExecutor } from '../../database/sql.js';
+import { selectOwnedRows } from '../database/owned-rows.js';
+import type { SqlExecutor } from '../database/sql.js';
 import {
   presentAddress,
   presentEmail,

@@ -1,6 +1,6 @@
 import { Column, ForeignKey } from 'typeorm';
-import { Organisation } from '../../organisations/organisation.entity.js';
-import { Person } from '../../people/entities/person.entity.js';
+import { Organisation } from '../organisations/organisation.entity.js';
+import { Person } from '../people/entities/person.entity.js';
 
 /**
  * Phone numbers, emails and addresses belong to exactly one person or organisation (each

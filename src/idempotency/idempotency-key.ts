@@ -1,4 +1,4 @@
-import { LeadValidationException } from '../http/validation-failed.exception.js';
+import { LeadValidationException } from '../common/http/validation-failed.exception.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -1,6 +1,6 @@
 import { createParamDecorator, ForbiddenException, UnauthorizedException, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { routePath } from '../http/request-path.js';
+import { routePath } from '../common/http/request-path.js';
 
 /** What an idempotent write needs to know of its request. */
 export interface WriteRequest {

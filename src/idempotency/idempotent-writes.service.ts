@@ -1,8 +1,8 @@
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { affectedRows, selectRows, type SqlExecutor } from '../../database/sql.js';
-import { FormValidationException } from '../http/validation-failed.exception.js';
+import { affectedRows, selectRows, type SqlExecutor } from '../database/sql.js';
+import { FormValidationException } from '../common/http/validation-failed.exception.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { selectRows } from '../../database/sql.js';
+import { selectRows } from '../database/sql.js';
 import { DecryptionError, type FieldCipher } from './field-cipher.js';
 
 /** Every column holding values encrypted with APP_KEY. */

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ListOf } from '../../openapi/envelope.schema.js';
-import { LOWERCASE_TIMESTAMPS, RecordSchema } from '../../openapi/record-schema.decorator.js';
-import { FlagField, TextField, TimestampField, UuidField } from '../../openapi/schema-properties.js';
+import { ListOf } from '../openapi/envelope.schema.js';
+import { LOWERCASE_TIMESTAMPS, RecordSchema } from '../openapi/record-schema.decorator.js';
+import { FlagField, TextField, TimestampField, UuidField } from '../openapi/schema-properties.js';
 import type { AddressRecord, EmailRecord, PhoneNumberRecord } from './contact.presenter.js';
 
 @RecordSchema('PhoneNumber', 'A phone number row.', LOWERCASE_TIMESTAMPS)

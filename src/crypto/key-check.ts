@@ -1,5 +1,5 @@
-import { ConfigError } from '../../config/config-error.js';
-import { selectRows, type SqlExecutor } from '../../database/sql.js';
+import { ConfigError } from '../config/config-error.js';
+import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { DecryptionError, type FieldCipher } from './field-cipher.js';
 
 /** The plaintext of the key check; its only job is to decrypt to exactly this. */

@@ -1,5 +1,5 @@
 import { Check, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../../database/columns.js';
+import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { ONE_OWNER, OwnedByPersonOrOrganisation } from './contact-owner.js';
 
 @Entity('phone_numbers')

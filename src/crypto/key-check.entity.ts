@@ -1,5 +1,5 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
-import { RecordTimestampColumn } from '../../database/columns.js';
+import { RecordTimestampColumn } from '../database/columns.js';
 
 /** The one value encrypted with the data's key, decrypted at every start (see key-check.ts). */
 @Entity('key_check')

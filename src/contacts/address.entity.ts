@@ -1,5 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { RecordTimestampColumn, VarcharColumn } from '../../database/columns.js';
+import { RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { ONE_OWNER, OwnedByPersonOrOrganisation } from './contact-owner.js';
 
 @Entity('addresses')
