@@ -6,7 +6,7 @@ import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
-import { hashPassword, verifyPassword } from '../src/common/auth/password-hasher.js';
+import { hashPassword, verifyPassword } from '../src/auth/password-hasher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
 import { mergeLatencies, runLoad, type LoadOptions, type LoadResult } from './lib/load.js';

@@ -10,7 +10,7 @@ import { PoolReaderModule } from './database/pool-reader.module.js';
 import { HealthModule } from './health/health.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { AuthModule } from './auth/auth.module.js';
-import { AuthenticationModule } from './common/auth/authentication.module.js';
+import { AuthenticationModule } from './auth/authentication.module.js';
 import { AccessGuard } from './common/access/access.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { EnterprisesModule } from './enterprises/enterprises.module.js';

@@ -1,4 +1,4 @@
-import { AccessToken } from './common/auth/entities/access-token.entity.js';
+import { AccessToken } from './auth/access-token.entity.js';
 import { Address } from './contacts/address.entity.js';
 import { Email } from './contacts/email.entity.js';
 import { PhoneNumber } from './contacts/phone-number.entity.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { hashPassword } from '../../src/common/auth/password-hasher.js';
+import { hashPassword } from '../../src/auth/password-hasher.js';
 import type { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { runMigrations } from '../../src/database/migration-runner.js';
 import { openDataSource } from '../../src/data-source.js';

@@ -8,7 +8,7 @@ import {
   ApiResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ErrorSchema, ValidationErrorSchema } from '../common/http/error.schema.js';
+import { ErrorSchema, ValidationErrorSchema } from './error.schema.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import {
   IDEMPOTENCY_KEY_HEADER,

@@ -1,7 +1,7 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { DiscoveryService, ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { IS_PUBLIC } from '../common/auth/public.decorator.js';
+import { IS_PUBLIC } from '../common/access/public.decorator.js';
 import { pascalKey } from '../common/casing/pascal-case.js';
 import type { RecordCasing } from '../common/casing/v1-casing.js';
 import type { ApiVersion } from '../common/http/api-version.js';

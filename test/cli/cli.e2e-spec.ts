@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { verifyPassword } from '../../src/common/auth/password-hasher.js';
+import { verifyPassword } from '../../src/auth/password-hasher.js';
 import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { parseAppKey } from '../../src/config/app-key.js';
 import { openDataSource } from '../../src/data-source.js';

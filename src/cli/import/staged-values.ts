@@ -1,4 +1,4 @@
-import { hashPassword, verifyPassword } from '../../common/auth/password-hasher.js';
+import { hashPassword, verifyPassword } from '../../auth/password-hasher.js';
 import { DecryptionError, type FieldCipher } from '../../crypto/field-cipher.js';
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
 import type { Row, StageName } from './import-tables.js';

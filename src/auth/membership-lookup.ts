@@ -1,4 +1,4 @@
-import { selectRows, type SqlExecutor } from '../../database/sql.js';
+import { selectRows, type SqlExecutor } from '../database/sql.js';
 
 export async function isMember(db: SqlExecutor, userId: string, enterpriseId: string): Promise<boolean> {
   const rows = await selectRows<{ one: number }>(

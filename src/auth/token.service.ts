@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
-import { PoolReader } from '../../database/pool-reader.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { PoolReader } from '../database/pool-reader.js';
 import { newSecret, sha256Hex } from './access-token.js';
-import type { AuthenticatedUser } from './authenticated-user.js';
+import type { AuthenticatedUser } from '../common/access/authenticated-user.js';
 import { findTokenUser } from './token-lookup.js';
 
 /** Issues, resolves and revokes bearer tokens; only their SHA-256 is stored. */

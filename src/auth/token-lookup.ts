@@ -1,6 +1,6 @@
-import { selectRows, type SqlExecutor } from '../../database/sql.js';
+import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { digestsEqual, parseToken, sha256Hex } from './access-token.js';
-import type { AuthenticatedUser } from './authenticated-user.js';
+import type { AuthenticatedUser } from '../common/access/authenticated-user.js';
 
 /** A resolved token: its user, and whether its `last_used_at` is due to be written again. */
 export interface TokenMatch {

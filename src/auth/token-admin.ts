@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { affectedRows, selectRows, type SqlExecutor } from '../../database/sql.js';
-import { AccountError } from '../../users/user-accounts.js';
-import { isUuid } from '../http/uuid.js';
+import { affectedRows, selectRows, type SqlExecutor } from '../database/sql.js';
+import { AccountError } from '../users/user-accounts.js';
+import { isUuid } from '../common/http/uuid.js';
 import { newSecret, sha256Hex } from './access-token.js';
-import type { TokenKind } from './entities/access-token.entity.js';
+import type { TokenKind } from './access-token.entity.js';
 
 /** Most days an integration token may be issued for (about ten years). */
 export const MAX_TOKEN_DAYS = 3650;

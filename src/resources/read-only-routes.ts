@@ -1,7 +1,7 @@
 import { Delete, ForbiddenException, Patch, Post, Put } from '@nestjs/common';
-import { Operation } from '../../openapi/api-operation.decorator.js';
-import { ApiDisabled } from '../../openapi/api-responses.decorator.js';
-import { ErrorMessages } from './error-messages.js';
+import { Operation } from '../openapi/api-operation.decorator.js';
+import { ApiDisabled } from '../openapi/api-responses.decorator.js';
+import { ErrorMessages } from '../common/http/error-messages.js';
 
 const WRITE_REFUSED = '{resource} are read-only through the API: every write answers 403.';
 

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { NamedSchema } from '../../openapi/record-schema.decorator.js';
-import type { FieldErrors } from './validation-failed.exception.js';
+import { NamedSchema } from './record-schema.decorator.js';
+import type { FieldErrors } from '../common/http/validation-failed.exception.js';
 
 @NamedSchema('Error', 'Every error body has a message.')
 export class ErrorSchema {

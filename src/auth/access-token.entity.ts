@@ -1,6 +1,6 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { RecordTimestampColumn, TimestampColumn, VarcharColumn } from '../../../database/columns.js';
-import { User } from '../../../users/user.entity.js';
+import { RecordTimestampColumn, TimestampColumn, VarcharColumn } from '../database/columns.js';
+import { User } from '../users/user.entity.js';
 
 /** What issued a token: a login through the API, or an operator for an integration (CLI). */
 export type TokenKind = 'login' | 'integration';
