@@ -10,7 +10,7 @@ import type { AuthenticatedUser } from './authenticated-user.js';
 export interface TokenRequest {
   readonly headers: IncomingHttpHeaders;
   /** The enterprise header's UUID, when it has one: the token's lookup answers membership too. */
-  readonly enterpriseId: string | undefined;
+  readonly enterpriseId?: string | undefined;
 }
 
 /** The actions passport gives each authentication attempt (the passport-strategy contract). */
