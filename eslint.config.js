@@ -1,5 +1,6 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './eslint-layers.config.js';
 
 export default tseslint.config(
   {
@@ -31,4 +32,5 @@ export default tseslint.config(
       ],
     },
   },
+  ...layers,
 );

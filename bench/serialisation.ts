@@ -12,7 +12,7 @@ import {
   type AddressRow,
   type EmailRow,
   type PhoneNumberRow,
-} from '../src/common/contacts/contact.presenter.js';
+} from '../src/contacts/contact.presenter.js';
 import { pageEnvelope } from '../src/common/http/pagination.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { resolveDatabase } from '../src/database/database-target.js';

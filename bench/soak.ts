@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { importDocument } from '../src/cli/import/importer.js';
-import { FieldCipher } from '../src/common/crypto/field-cipher.js';
+import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { parseAppKey } from '../src/config/app-key.js';
-import { openDataSource, runMigrations } from '../src/database/migration-runner.js';
+import { runMigrations } from '../src/database/migration-runner.js';
+import { openDataSource } from '../src/data-source.js';
 import { rssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 
 /**

@@ -24,8 +24,9 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { hashPassword } from '../src/common/auth/password-hasher.js';
-import { openDataSource, runMigrations } from '../src/database/migration-runner.js';
+import { hashPassword } from '../src/auth/password-hasher.js';
+import { openDataSource } from '../src/data-source.js';
+import { runMigrations } from '../src/database/migration-runner.js';
 import { selectRows } from '../src/database/sql.js';
 import { startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 

@@ -6,13 +6,15 @@ import { DataSource } from 'typeorm';
 import type { Server } from 'node:http';
 import { createApp, metricsOf } from './app.factory.js';
 import { runWorkers } from './cluster.js';
-import { FieldCipher } from './common/crypto/field-cipher.js';
+import { FieldCipher } from './crypto/field-cipher.js';
 import { loadConfig, type AppConfig } from './config/app-config.js';
-import { verifyKeyCheck } from './common/crypto/key-check.js';
+import { verifyKeyCheck } from './crypto/key-check.js';
 import { serveBackups, type ControlServer } from './database/backup-control.js';
-import { dataSourceOptions, type DatabaseTarget } from './database/data-source-options.js';
+import { type DatabaseTarget } from './database/data-source-options.js';
+import { dataSourceOptions } from './data-source.js';
 import { resolveDatabase } from './database/database-target.js';
-import { openDataSource, runMigrations } from './database/migration-runner.js';
+import { runMigrations } from './database/migration-runner.js';
+import { openDataSource } from './data-source.js';
 import { seedDemoIfEmpty } from './demo/seed-demo.js';
 import {
   answerPrimaryScrapes,

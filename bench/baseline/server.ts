@@ -1,10 +1,10 @@
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import '../../src/database/pg-types.js';
-import { findTokenUser } from '../../src/common/auth/token-lookup.js';
-import { FieldCipher } from '../../src/common/crypto/field-cipher.js';
+import { findTokenUser } from '../../src/auth/token-lookup.js';
+import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { pageEnvelope, pageRequest, parsePage } from '../../src/common/http/pagination.js';
-import { isMember } from '../../src/common/tenancy/membership-lookup.js';
+import { isMember } from '../../src/auth/membership-lookup.js';
 import { parseAppKey } from '../../src/config/app-key.js';
 import type { SqlExecutor } from '../../src/database/sql.js';
 import { PEOPLE_ROWS, presentPeople } from '../../src/people/people.queries.js';

@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { hashPassword } from '../../src/common/auth/password-hasher.js';
-import type { FieldCipher } from '../../src/common/crypto/field-cipher.js';
-import { openDataSource, runMigrations } from '../../src/database/migration-runner.js';
+import { hashPassword } from '../../src/auth/password-hasher.js';
+import type { FieldCipher } from '../../src/crypto/field-cipher.js';
+import { runMigrations } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 
 export const BENCH_PEOPLE = Number(process.env.BENCH_PEOPLE ?? 100_000);
 export const BENCH_LEADS = 1_000;

@@ -1,6 +1,6 @@
 import { All, Body, Controller, ForbiddenException, HttpCode, Post, ValidationPipe } from '@nestjs/common';
 import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../common/auth/public.decorator.js';
+import { Public } from '../common/access/public.decorator.js';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { LoginEnvelope } from '../common/http/envelopes.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
@@ -8,7 +8,7 @@ import { laravelErrors } from '../common/http/laravel-errors.js';
 import { FormValidationException } from '../common/http/validation-failed.exception.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
 import type { UserRecord } from '../users/user.presenter.js';
-import { ErrorSchema } from '../common/http/error.schema.js';
+import { ErrorSchema } from '../openapi/error.schema.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import { ApiDisabled, ApiFormValidation, ApiWithoutDatabase } from '../openapi/api-responses.decorator.js';
 import { validationSchema } from '../openapi/validation-schema.js';

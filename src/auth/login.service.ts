@@ -1,8 +1,8 @@
 import { Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { verifyAgainstDummy, verifyPassword } from '../common/auth/password-hasher.js';
-import { TokenService } from '../common/auth/token.service.js';
+import { verifyAgainstDummy, verifyPassword } from './password-hasher.js';
+import { TokenService } from './token.service.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { selectRows } from '../database/sql.js';
 import { presentUser, USER_COLUMNS, type UserRecord, type UserRow } from '../users/user.presenter.js';

@@ -1,8 +1,8 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../common/auth/authenticated-user.js';
-import { CurrentUser } from '../common/auth/current-user.decorator.js';
-import { TokenService } from '../common/auth/token.service.js';
+import type { AuthenticatedUser } from '../common/access/authenticated-user.js';
+import { CurrentUser } from '../common/access/current-user.decorator.js';
+import { TokenService } from './token.service.js';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
 import { Operation } from '../openapi/api-operation.decorator.js';

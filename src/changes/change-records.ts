@@ -1,4 +1,4 @@
-import type { FieldCipher } from '../common/crypto/field-cipher.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { SqlExecutor } from '../database/sql.js';
 import { recordsByIds } from '../resources/resource-reader.js';
 import { resourceOfType } from '../resources/tenant-resources.js';

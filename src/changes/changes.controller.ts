@@ -3,7 +3,7 @@ import { ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { ChangeFeedEnvelope, CursorEnvelope } from '../common/http/envelopes.js';
-import { ErrorSchema, ValidationErrorSchema } from '../common/http/error.schema.js';
+import { ErrorSchema, ValidationErrorSchema } from '../openapi/error.schema.js';
 import { listUrl } from '../common/http/pagination.js';
 import { CurrentEnterprise } from '../common/tenancy/current-enterprise.decorator.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';

@@ -1,7 +1,7 @@
 import { GoneException, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { FieldCipher } from '../common/crypto/field-cipher.js';
+import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { selectRows } from '../database/sql.js';
 import { ChangeCursorCodec } from './change-cursor.js';

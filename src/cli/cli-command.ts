@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import type { FieldCipher } from '../common/crypto/field-cipher.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
 
 export interface OutputContext {
   readonly out: (line: string) => void;

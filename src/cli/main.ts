@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { UnreadableValue } from '../common/crypto/key-rotation.js';
+import { UnreadableValue } from '../crypto/key-rotation.js';
 import { ConfigError } from '../config/config-error.js';
 import { AccountError } from '../users/user-accounts.js';
 import { EnterpriseAdminError } from '../enterprises/enterprise-admin.js';

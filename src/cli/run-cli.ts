@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/app-config.js';
-import { FieldCipher } from '../common/crypto/field-cipher.js';
-import { verifyKeyCheck } from '../common/crypto/key-check.js';
+import { FieldCipher } from '../crypto/field-cipher.js';
+import { verifyKeyCheck } from '../crypto/key-check.js';
 import { resolveDatabase } from '../database/database-target.js';
-import { openDataSource, runMigrations } from '../database/migration-runner.js';
+import { runMigrations } from '../database/migration-runner.js';
+import { openDataSource } from '../data-source.js';
 import { CliUsageError, type CliArguments, type CliCommand } from './cli-command.js';
 import { commandUsage, helpText } from './cli-help.js';
 

@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { FieldCipher } from '../common/crypto/field-cipher.js';
+import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from './app-config.js';
 
 /** Makes the configuration read at start-up, and what derives from it, injectable. */

@@ -1,6 +1,5 @@
 import './pg-types.js';
 import type { DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations.js';
 import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 
@@ -50,15 +49,23 @@ export function connectionLimits(
   };
 }
 
-export function dataSourceOptions(
+/** The entity classes a data source maps; the database layer is handed them and names none itself. */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
+
+/**
+ * TypeORM options for `target`. `entities`: the schema's entity classes, assembled outside the
+ * database layer (`src/data-source.ts`), or none for a connection that only runs SQL.
+ */
+export function databaseOptions(
   target: DatabaseTarget,
+  entities: EntityList,
   migrationsRun: boolean,
   role: DatabaseRole = 'service',
 ): DataSourceOptions {
   return {
     type: 'postgres',
     url: target.url,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsRun,
     migrationsTransactionMode: 'each',

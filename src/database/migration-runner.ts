@@ -1,9 +1,12 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, type DatabaseTarget } from './data-source-options.js';
+import { databaseOptions, type DatabaseTarget, type EntityList } from './data-source-options.js';
 
-/** A plain TypeORM data source (no Nest), for the CLI and the test harness: no statement timeout. */
-export async function openDataSource(target: DatabaseTarget): Promise<DataSource> {
-  const dataSource = new DataSource(dataSourceOptions(target, false, 'operator'));
+/**
+ * A plain TypeORM data source (no Nest), for the CLI and the test harness: no statement timeout.
+ * With the schema's entities from `src/data-source.ts` (`openDataSource`), or none to run SQL only.
+ */
+export async function openDatabase(target: DatabaseTarget, entities: EntityList): Promise<DataSource> {
+  const dataSource = new DataSource(databaseOptions(target, entities, false, 'operator'));
   await dataSource.initialize();
   return dataSource;
 }

@@ -1,11 +1,10 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { FieldCipher } from '../common/crypto/field-cipher.js';
-import { verifyKeyCheck } from '../common/crypto/key-check.js';
 import { ConfigError } from '../config/config-error.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
-import { openDataSource } from './migration-runner.js';
+import { openDatabase } from './migration-runner.js';
 import { selectRows } from './sql.js';
 
 export interface RestoredCounts {
@@ -16,10 +15,15 @@ export interface RestoredCounts {
 
 /**
  * Unpacks a backup (a gzipped tar of the data directory) into DATA_DIR/pgdata, which must not
- * hold a database yet, opens it and checks that the configured key reads it. On any failure
- * the unpacked directory is removed again, so DATA_DIR is left as it was found.
+ * hold a database yet, opens it and runs `checkKey` on it (the caller's proof that the configured
+ * key reads it). On any failure the unpacked directory is removed again, so DATA_DIR is left as
+ * it was found.
  */
-export async function restoreDataDir(config: AppConfig, backup: Buffer): Promise<RestoredCounts> {
+export async function restoreDataDir(
+  config: AppConfig,
+  backup: Buffer,
+  checkKey: (dataSource: DataSource) => Promise<void>,
+): Promise<RestoredCounts> {
   const lock = acquireDataDirLock(config.dataDir, { role: 'cli', command: 'restore' });
   try {
     const pgdata = join(config.dataDir, 'pgdata');
@@ -32,9 +36,9 @@ export async function restoreDataDir(config: AppConfig, backup: Buffer): Promise
     let server: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
     try {
       server = await startEmbeddedPostgres(pgdata, new Blob([new Uint8Array(backup)]));
-      const dataSource = await openDataSource({ url: server.url, poolMax: 1 });
+      const dataSource = await openDatabase({ url: server.url, poolMax: 1 }, []);
       try {
-        await verifyKeyCheck(dataSource, new FieldCipher(config.encryptionKeys));
+        await checkKey(dataSource);
         const [counts] = await selectRows<RestoredCounts>(
           dataSource,
           `SELECT (SELECT count(*)::int FROM enterprises) AS enterprises, (SELECT count(*)::int FROM users) AS users,

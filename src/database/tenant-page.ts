@@ -1,4 +1,3 @@
-import type { PageRequest } from '../common/http/pagination.js';
 import { selectRows, type SqlExecutor } from './sql.js';
 
 /**
@@ -57,7 +56,10 @@ export interface PagePlan {
  * enterprise's index is nearer: the last of 1,000 pages costs what the first does. Undefined
  * when the page is past the end (an empty page).
  */
-export function planPage(page: PageRequest, total: number): PagePlan | undefined {
+export function planPage(
+  page: { readonly limit: number; readonly offset: number },
+  total: number,
+): PagePlan | undefined {
   if (page.offset >= total) return undefined;
   const limit = Math.min(page.limit, total - page.offset);
   const after = total - page.offset - limit;

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { importDocument } from '../cli/import/importer.js';
-import type { FieldCipher } from '../common/crypto/field-cipher.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
 import { DEMO_CREDENTIALS, DEMO_ENTERPRISE_ID, demoDocument } from './demo-document.js';
 
 export interface SeedOutcome {

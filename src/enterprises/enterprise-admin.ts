@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { FieldCipher } from '../common/crypto/field-cipher.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
 import { affectedRows } from '../database/sql.js';
 
 export class EnterpriseAdminError extends Error {

@@ -1,10 +1,10 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import type { AuthenticatedUser } from '../common/auth/authenticated-user.js';
-import { CurrentUser } from '../common/auth/current-user.decorator.js';
+import type { AuthenticatedUser } from '../common/access/authenticated-user.js';
+import { CurrentUser } from '../common/access/current-user.decorator.js';
 import { V1Casing } from '../common/casing/v1-casing.decorator.js';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { DataEnvelope } from '../common/http/envelopes.js';
-import { ReadOnlyRoutes } from '../common/http/read-only-routes.js';
+import { ReadOnlyRoutes } from '../resources/read-only-routes.js';
 import { RecordIdPipe } from '../common/http/record-id.pipe.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
 import { ApiTags } from '@nestjs/swagger';

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { ApiExtension, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import { HealthSchema, LivenessSchema, ReadinessSchema } from './health.schema.js';
-import { Public } from '../common/auth/public.decorator.js';
+import { Public } from '../common/access/public.decorator.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
 import { HealthService, type HealthReport, type ReadinessReport } from './health.service.js';
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { IdempotentWrites } from '../common/idempotency/idempotent-writes.service.js';
+import { IdempotentWrites } from '../idempotency/idempotent-writes.service.js';
 import { LeadAccessGuard } from './lead-access.guard.js';
 import { LeadsService } from './leads.service.js';
 import { V1LeadsController } from './v1/leads.controller.js';

@@ -8,13 +8,13 @@ import {
   ApiResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ErrorSchema, ValidationErrorSchema } from '../common/http/error.schema.js';
+import { ErrorSchema, ValidationErrorSchema } from './error.schema.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_CHARS,
   IdempotencyMessages,
-} from '../common/idempotency/idempotency-key.js';
+} from '../idempotency/idempotency-key.js';
 import { DataOf, ListOf, PageOf } from './envelope.schema.js';
 
 /**

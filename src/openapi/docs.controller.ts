@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { Controller, Get, Header, NotFoundException, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../common/auth/public.decorator.js';
+import { Public } from '../common/access/public.decorator.js';
 import { API_VERSIONS } from './openapi-documents.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { SkipRateLimit } from '../common/rate-limit/skip-rate-limit.decorator.js';

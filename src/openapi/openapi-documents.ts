@@ -1,7 +1,7 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { DiscoveryService, ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { IS_PUBLIC } from '../common/auth/public.decorator.js';
+import { IS_PUBLIC } from '../common/access/public.decorator.js';
 import { pascalKey } from '../common/casing/pascal-case.js';
 import type { RecordCasing } from '../common/casing/v1-casing.js';
 import type { ApiVersion } from '../common/http/api-version.js';
@@ -13,7 +13,7 @@ import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
 import { OPERATION_ID } from './api-operation.decorator.js';
 import { v1CasingOf } from './record-schema.decorator.js';
 import { ALWAYS_FORBIDDEN, IDEMPOTENT_WRITE, NO_DATABASE } from './api-responses.decorator.js';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../common/idempotency/idempotency-key.js';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/idempotency-key.js';
 import { DEMO_ENTERPRISE_ID } from '../demo/demo-document.js';
 import { ETAG_EXTENSION } from '../changes/conditional-read.js';
 import { TENANT_RESOURCES } from '../resources/tenant-resources.js';

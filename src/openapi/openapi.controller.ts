@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../common/auth/public.decorator.js';
+import { Public } from '../common/access/public.decorator.js';
 import { BOTH_VERSIONS, type ApiVersion } from '../common/http/api-version.js';
 import { RequestApiVersion } from '../common/http/api-version.decorator.js';
 import { SkipRateLimit } from '../common/rate-limit/skip-rate-limit.decorator.js';

@@ -1,4 +1,4 @@
-import type { ContactCollections } from '../common/contacts/contact.presenter.js';
+import type { ContactCollections } from '../contacts/contact.presenter.js';
 import { allColumnsOf } from '../database/entity-columns.js';
 import { Organisation } from './organisation.entity.js';
 

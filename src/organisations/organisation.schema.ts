@@ -1,10 +1,5 @@
-import type {
-  AddressRecord,
-  Collection,
-  EmailRecord,
-  PhoneNumberRecord,
-} from '../common/contacts/contact.presenter.js';
-import { AddressesField, EmailsField, PhoneNumbersField } from '../common/contacts/contact.schema.js';
+import type { AddressRecord, Collection, EmailRecord, PhoneNumberRecord } from '../contacts/contact.presenter.js';
+import { AddressesField, EmailsField, PhoneNumbersField } from '../contacts/contact.schema.js';
 import { RecordSchema } from '../openapi/record-schema.decorator.js';
 import {
   DateField,

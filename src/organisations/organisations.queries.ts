@@ -1,4 +1,4 @@
-import { loadContacts } from '../common/contacts/contacts.loader.js';
+import { loadContacts } from '../contacts/contacts.loader.js';
 import type { SqlExecutor } from '../database/sql.js';
 import { presentOrganisation, type OrganisationRecord, type OrganisationRow } from './organisation.presenter.js';
 

@@ -1,5 +1,5 @@
-import { loadContacts } from '../common/contacts/contacts.loader.js';
-import type { FieldCipher } from '../common/crypto/field-cipher.js';
+import { loadContacts } from '../contacts/contacts.loader.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
 import { selectOwnedRows } from '../database/owned-rows.js';
 import type { SqlExecutor } from '../database/sql.js';
 import { tenantTableRows } from '../resources/row-sources.js';

@@ -1,5 +1,5 @@
-import { capitaliseWords, upperFirst } from '../common/contacts/labels.js';
-import type { Collection, ContactCollections } from '../common/contacts/contact.presenter.js';
+import { capitaliseWords, upperFirst } from '../contacts/labels.js';
+import type { Collection, ContactCollections } from '../contacts/contact.presenter.js';
 import { allColumnsOf } from '../database/entity-columns.js';
 import { Person } from './entities/person.entity.js';
 

@@ -1,11 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type {
-  AddressRecord,
-  Collection,
-  EmailRecord,
-  PhoneNumberRecord,
-} from '../common/contacts/contact.presenter.js';
-import { AddressesField, EmailsField, PhoneNumbersField } from '../common/contacts/contact.schema.js';
+import type { AddressRecord, Collection, EmailRecord, PhoneNumberRecord } from '../contacts/contact.presenter.js';
+import { AddressesField, EmailsField, PhoneNumbersField } from '../contacts/contact.schema.js';
 import { ListOf } from '../openapi/envelope.schema.js';
 import { LOWERCASE_TIMESTAMPS, RecordSchema } from '../openapi/record-schema.decorator.js';
 import {

@@ -6,7 +6,7 @@ import { BOTH_VERSIONS, type ApiVersion } from '../common/http/api-version.js';
 import { RequestApiVersion } from '../common/http/api-version.decorator.js';
 import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
 import { listUrl, pageEnvelope, pageRequest, parsePage } from '../common/http/pagination.js';
-import { ReadOnlyRoutes } from '../common/http/read-only-routes.js';
+import { ReadOnlyRoutes } from './read-only-routes.js';
 import { RecordIdPipe } from '../common/http/record-id.pipe.js';
 import { CurrentEnterprise } from '../common/tenancy/current-enterprise.decorator.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';

@@ -1,5 +1,5 @@
 import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
-import { FieldCipher } from '../common/crypto/field-cipher.js';
+import { FieldCipher } from '../crypto/field-cipher.js';
 import type { ApiVersion } from '../common/http/api-version.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import type { PageRequest } from '../common/http/pagination.js';

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { ChangeType } from '../changes/change-types.js';
-import type { FieldCipher } from '../common/crypto/field-cipher.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { ApiVersion } from '../common/http/api-version.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { SqlExecutor } from '../database/sql.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { hashPassword } from '../common/auth/password-hasher.js';
+import { hashPassword } from '../auth/password-hasher.js';
 
 export class AccountError extends Error {
   constructor(message: string) {

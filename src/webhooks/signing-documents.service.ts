@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { FieldCipher } from '../common/crypto/field-cipher.js';
+import { FieldCipher } from '../crypto/field-cipher.js';
 import { selectRows } from '../database/sql.js';
 import type { SignatureProvider } from './signing-document.entity.js';
 import { providerANextStatus, providerAStamp, providerBNextStatus, type ProviderBStatus } from './signing-state.js';

@@ -1,12 +1,12 @@
 import { Controller, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { ErrorSchema } from '../common/http/error.schema.js';
+import { ErrorSchema } from '../openapi/error.schema.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import { ApiFormValidation } from '../openapi/api-responses.decorator.js';
 import { WebhookAckSchema } from './webhook.schema.js';
 import { INVALID_SIGNATURE } from './webhook-rejections.js';
-import { Public } from '../common/auth/public.decorator.js';
+import { Public } from '../common/access/public.decorator.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
 import { ProviderAWebhook } from './provider-a.webhook.js';
 import { ProviderBWebhook } from './provider-b.webhook.js';

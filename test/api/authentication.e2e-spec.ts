@@ -50,6 +50,27 @@ describe('bearer authentication and the enterprise header', () => {
     }
   });
 
+  it('never reads access_token from a query string or body (the bearer strategy would)', async () => {
+    const enterprise = { 'X-Enterprise-Id': tenant.enterpriseId };
+    const auth = { authorization: `Bearer ${token}` };
+    const post = (url: string, headers: Record<string, string>, payload: object) =>
+      t.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload });
+    // Alone, a token in the body is no token.
+    const bodyOnly = await post('/api/v2/leads', enterprise, { access_token: token });
+    expect(bodyOnly.statusCode).toBe(401);
+    expect(bodyOnly.json()).toEqual({ message: 'Unauthenticated.' });
+    expect(
+      (await post('/api/v1/leads', { EnterpriseID: tenant.enterpriseId }, { access_token: token })).statusCode,
+    ).toBe(401);
+    // Next to the header, neither a query nor a body access_token is read, so the header's token stands
+    // (passport-http-bearer on its own would refuse a request that carries two).
+    const withQuery = await get(`/api/v2/users?access_token=${encodeURIComponent(token)}`, { ...enterprise, ...auth });
+    expect(withQuery.statusCode).toBe(200);
+    const withBody = await post('/api/v2/leads', { ...enterprise, ...auth }, { access_token: token });
+    expect(withBody.statusCode).not.toBe(401);
+    expect(withBody.statusCode).toBeLessThan(500);
+  });
+
   it('answers 401 when the secret part is wrong for a real token id', async () => {
     const [id] = token.split('|');
     const res = await get('/api/v2/enterprises', { authorization: `Bearer ${id}|${'b'.repeat(48)}` });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { IdempotentWrites } from '../../src/common/idempotency/idempotent-writes.service.js';
+import { IdempotentWrites } from '../../src/idempotency/idempotent-writes.service.js';
 import { selectRows } from '../../src/database/sql.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';

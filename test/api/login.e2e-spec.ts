@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { sha256Hex } from '../../src/common/auth/access-token.js';
+import { sha256Hex } from '../../src/auth/access-token.js';
 import { selectRows } from '../../src/database/sql.js';
 import { importFixture, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { parseToken } from '../../src/common/auth/access-token.js';
-import { TokenAdmin } from '../../src/common/auth/token-admin.js';
-import { TokenService } from '../../src/common/auth/token.service.js';
+import { parseToken } from '../../src/auth/access-token.js';
+import { TokenAdmin } from '../../src/auth/token-admin.js';
+import { TokenService } from '../../src/auth/token.service.js';
 import { selectRows } from '../../src/database/sql.js';
 import { setUserActive } from '../../src/users/user-activation.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { parseToken } from '../../src/common/auth/access-token.js';
-import { findTokenUser } from '../../src/common/auth/token-lookup.js';
-import { FieldCipher } from '../../src/common/crypto/field-cipher.js';
+import { parseToken } from '../../src/auth/access-token.js';
+import { findTokenUser } from '../../src/auth/token-lookup.js';
+import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { parseAppKey } from '../../src/config/app-key.js';
-import { openDataSource } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { selectRows } from '../../src/database/sql.js';
 import { importFixture, tenantDocument } from '../helpers/fixtures.js';
 import { runCliProcess } from '../helpers/run-cli.js';

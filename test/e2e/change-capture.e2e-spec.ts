@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { openDataSource } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { selectRows } from '../../src/database/sql.js';
 import { countForEnterprise } from '../../src/database/tenant-page.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';

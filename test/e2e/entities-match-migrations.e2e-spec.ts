@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { openDataSource } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { selectRows } from '../../src/database/sql.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { getMetadataArgsStorage, DataSource as TypeOrmDataSource } from 'typeorm';
-import { ENTITIES } from '../../src/database/entities.js';
+import { ENTITIES } from '../../src/entities.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
-import { dataSourceOptions } from '../../src/database/data-source-options.js';
-import { openDataSource, runMigrations } from '../../src/database/migration-runner.js';
+import { dataSourceOptions } from '../../src/data-source.js';
+import { runMigrations } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { MIGRATIONS } from '../../src/database/migrations.js';
 import { selectRows } from '../../src/database/sql.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * Every table has an entity (test/e2e/entities-match-migrations), but TypeORM's own and
- * change_log (an xid8 column TypeORM cannot declare; see src/database/entities.ts).
+ * change_log (an xid8 column TypeORM cannot declare; see src/entities.ts).
  */
 const TABLES = [
   ...getMetadataArgsStorage()

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig } from '../../src/config/app-config.js';
-import { openDataSource } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { DisposablePostgres } from '../helpers/disposable-postgres.js';
 import { checkResponsesAgainstOpenApi } from '../helpers/openapi-contract.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';

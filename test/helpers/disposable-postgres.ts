@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { openDataSource, runMigrations } from '../../src/database/migration-runner.js';
+import { runMigrations } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { freePort } from './free-port.js';
 
 /**

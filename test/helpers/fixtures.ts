@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DataSource } from 'typeorm';
 import { importDocument } from '../../src/cli/import/importer.js';
-import type { FieldCipher } from '../../src/common/crypto/field-cipher.js';
+import type { FieldCipher } from '../../src/crypto/field-cipher.js';
 
 export type ImportDocument = Record<string, Record<string, unknown>[]>;
 

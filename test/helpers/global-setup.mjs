@@ -2,7 +2,8 @@
 // (`npm test` builds first). See test-database.ts for how test files use what it prepares.
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../dist/src/database/embedded-postgres.js';
-import { openDataSource, runMigrations } from '../../dist/src/database/migration-runner.js';
+import { runMigrations } from '../../dist/src/database/migration-runner.js';
+import { openDataSource } from '../../dist/src/data-source.js';
 import { CHROMIUM_PATH, chromiumInstalled } from './chromium.mjs';
 import { adminUrl, TEMPLATE_DATABASE } from './test-database-names.mjs';
 

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { FieldCipher } from '../../src/common/crypto/field-cipher.js';
+import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { parseAppKey } from '../../src/config/app-key.js';
-import { openDataSource } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { importFixture, type ImportDocument } from './fixtures.js';
 import { TEST_APP_KEY } from './test-app.js';
 import type { TestDatabase } from './test-database.js';

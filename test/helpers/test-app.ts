@@ -3,7 +3,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
-import { FieldCipher } from '../../src/common/crypto/field-cipher.js';
+import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { checkResponsesAgainstOpenApi } from './openapi-contract.js';
 import { acquireTestDatabase, type TestDatabase } from './test-database.js';
 

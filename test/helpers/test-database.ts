@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DatabaseTarget } from '../../src/database/data-source-options.js';
-import { openDataSource, runMigrations } from '../../src/database/migration-runner.js';
+import { runMigrations } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { adminUrl, TEMPLATE_DATABASE } from './test-database-names.mjs';
 
 export interface TestDatabase extends DatabaseTarget {

@@ -3,7 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory.js';
-import { FieldCipher } from '../../src/common/crypto/field-cipher.js';
+import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { selectRows } from '../../src/database/sql.js';
 import { DisposablePostgres } from '../helpers/disposable-postgres.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { digestsEqual, newSecret, parseToken, sha256Hex } from '../../src/common/auth/access-token.js';
+import { digestsEqual, newSecret, parseToken, sha256Hex } from '../../src/auth/access-token.js';
 import { summariseErrors } from '../../src/common/http/validation-failed.exception.js';
 
 describe('422 message composition', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { DecryptionError, FieldCipher } from '../../src/common/crypto/field-cipher.js';
+import { DecryptionError, FieldCipher } from '../../src/crypto/field-cipher.js';
 
 const OLD = Buffer.alloc(32, 1);
 const NEW = Buffer.alloc(32, 2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { idempotencyKeyOf } from '../../src/common/idempotency/idempotency-key.js';
-import { canonicalJson, requestFingerprint } from '../../src/common/idempotency/request-fingerprint.js';
+import { idempotencyKeyOf } from '../../src/idempotency/idempotency-key.js';
+import { canonicalJson, requestFingerprint } from '../../src/idempotency/request-fingerprint.js';
 import { LeadValidationException } from '../../src/common/http/validation-failed.exception.js';
 import { loadConfig } from '../../src/config/app-config.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { capitaliseWords, upperFirst } from '../../src/common/contacts/labels.js';
+import { capitaliseWords, upperFirst } from '../../src/contacts/labels.js';
 
 describe('labels', () => {
   it.each([

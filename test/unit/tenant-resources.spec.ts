@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
-import { ENTITIES } from '../../src/database/entities.js';
+import { ENTITIES } from '../../src/entities.js';
 import { allColumnsOf, columnsOf } from '../../src/database/entity-columns.js';
 import { Person } from '../../src/people/entities/person.entity.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';

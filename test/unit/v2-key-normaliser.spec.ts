@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { lastValueFrom, of } from 'rxjs';
-import { Public } from '../../src/common/auth/public.decorator.js';
+import { Public } from '../../src/common/access/public.decorator.js';
 import { RejectedBody, V2KeyNormaliserInterceptor } from '../../src/common/casing/v2-key-normaliser.interceptor.js';
 
 class Routes {

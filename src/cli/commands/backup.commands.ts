@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { requireOption, CliUsageError, type CliCommand } from '../cli-command.js';
 import { loadConfig } from '../../config/app-config.js';
+import { FieldCipher } from '../../crypto/field-cipher.js';
+import { verifyKeyCheck } from '../../crypto/key-check.js';
 import { requestBackup } from '../../database/backup-control.js';
 import { liveHolder } from '../../database/data-dir-lock.js';
 import { restoreDataDir } from '../../database/restore-data-dir.js';
@@ -79,7 +81,9 @@ export const restoreCommand: CliCommand = {
     } catch {
       throw new CliUsageError(`${file}: no such file or not readable.`);
     }
-    const counts = await restoreDataDir(config, bytes);
+    const counts = await restoreDataDir(config, bytes, (dataSource) =>
+      verifyKeyCheck(dataSource, new FieldCipher(config.encryptionKeys)),
+    );
     out(
       `Restored ${file} into ${config.dataDir}: ${counts.enterprises} enterprises, ${counts.users} users, ${counts.people} people.`,
     );

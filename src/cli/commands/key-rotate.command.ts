@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliCommand } from '../cli-command.js';
-import { rotateEncryptedValues, type EncryptedColumn } from '../../common/crypto/key-rotation.js';
+import { rotateEncryptedValues, type EncryptedColumn } from '../../crypto/key-rotation.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { formatAppKey, parseAppKey } from '../../config/app-key.js';
 

@@ -1,5 +1,5 @@
 import { CliUsageError, requireOption, type CliCommand } from '../cli-command.js';
-import { TokenAdmin, type TokenListing } from '../../common/auth/token-admin.js';
+import { TokenAdmin, type TokenListing } from '../../auth/token-admin.js';
 
 function parseDays(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;

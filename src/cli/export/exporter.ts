@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { FieldCipher } from '../../common/crypto/field-cipher.js';
+import type { FieldCipher } from '../../crypto/field-cipher.js';
 import { selectRows } from '../../database/sql.js';
 import { LEAD_MIXED, LEAD_TEXT } from '../import/import-tables.js';
 import { ENTITY_SECTIONS } from '../import/entity-sections.js';

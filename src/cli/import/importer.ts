@@ -6,7 +6,7 @@ import { createGunzip } from 'node:zlib';
 import type { PoolClient } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { z } from 'zod';
-import type { FieldCipher } from '../../common/crypto/field-cipher.js';
+import type { FieldCipher } from '../../crypto/field-cipher.js';
 import { selectRows } from '../../database/sql.js';
 import { NO_PROGRESS, type Progress } from '../progress.js';
 import { ImportChecks } from './import-checks.js';

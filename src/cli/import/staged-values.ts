@@ -1,5 +1,5 @@
-import { hashPassword, verifyPassword } from '../../common/auth/password-hasher.js';
-import { DecryptionError, type FieldCipher } from '../../common/crypto/field-cipher.js';
+import { hashPassword, verifyPassword } from '../../auth/password-hasher.js';
+import { DecryptionError, type FieldCipher } from '../../crypto/field-cipher.js';
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
 import type { Row, StageName } from './import-tables.js';
 import { PLAIN } from './record-rows.js';

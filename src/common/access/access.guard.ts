@@ -1,18 +1,18 @@
-import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken } from '../auth/bearer-token.js';
-import { TokenService } from '../auth/token.service.js';
 import { ErrorMessages } from '../http/error-messages.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { EnterpriseAccess } from '../tenancy/enterprise-access.js';
 import { enterpriseIdOf, rawEnterpriseHeader } from '../tenancy/enterprise-header.js';
 import { RouteAccessCache } from './route-access.js';
+import { authenticateWith, TOKEN_STRATEGY, type TokenStrategy } from './token-strategy.js';
 
 /**
  * The order of checks of every route, in one place (one guard, so one step of Nest's guard
  * pipeline per request):
- * 1. the bearer token is resolved when there is one (never refused here);
+ * 1. the bearer token is resolved when there is one (never refused here), by the passport
+ *    strategy the authentication module provides, given the request's headers only;
  * 2. the rate limit counts the request, per user or, without a valid token, per IP (429);
  * 3. a route not marked @Public() needs a valid token (401);
  * 4. and, unless marked @WithoutEnterprise(), an enterprise header naming an enterprise the
@@ -25,7 +25,7 @@ export class AccessGuard implements CanActivate {
 
   constructor(
     reflector: Reflector,
-    private readonly tokens: TokenService,
+    @Inject(TOKEN_STRATEGY) private readonly tokens: TokenStrategy,
     private readonly rateLimiter: RateLimiter,
     private readonly enterprises: EnterpriseAccess,
   ) {
@@ -36,11 +36,10 @@ export class AccessGuard implements CanActivate {
     const access = this.routes.of(context);
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
-    const token = bearerToken(request);
     const header = rawEnterpriseHeader(request);
     const enterpriseId = enterpriseIdOf(header);
     // The token's query also answers whether the user belongs to the header's enterprise.
-    const user = token === undefined ? null : ((await this.tokens.resolve(token, enterpriseId)) ?? null);
+    const user = await authenticateWith(this.tokens, { headers: request.headers, enterpriseId });
     request.user = user;
     if (!access.skipRateLimit) await this.rateLimiter.count(request, http.getResponse<FastifyReply>());
     if (access.isPublic) return true;

@@ -1,6 +1,6 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
-import { IS_PUBLIC } from '../auth/public.decorator.js';
+import { IS_PUBLIC } from './public.decorator.js';
 import { SKIP_RATE_LIMIT } from '../rate-limit/skip-rate-limit.decorator.js';
 import { WITHOUT_ENTERPRISE } from '../tenancy/without-enterprise.decorator.js';
 

@@ -2,7 +2,7 @@ import { Injectable, type CallHandler, type ExecutionContext, type NestIntercept
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
-import { IS_PUBLIC } from '../auth/public.decorator.js';
+import { IS_PUBLIC } from '../access/public.decorator.js';
 import { apiVersionOf } from '../http/api-version.js';
 import { BodyTooDeepError, normaliseKeys } from './normalise-keys.js';
 

@@ -1,5 +1,5 @@
 import 'fastify';
-import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { AuthenticatedUser } from '../access/authenticated-user.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

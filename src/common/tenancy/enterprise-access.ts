@@ -1,11 +1,11 @@
 import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedUser } from '../auth/authenticated-user.js';
+import type { AuthenticatedUser } from '../access/authenticated-user.js';
 import { ErrorMessages } from '../http/error-messages.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { EnterpriseBulkhead, enterBulkhead } from './enterprise-bulkhead.js';
 import type { EnterpriseHeader } from './enterprise-header.js';
-import { MembershipService } from './membership.service.js';
+import { MembershipCheck } from './membership-check.js';
 
 /**
  * The enterprise header names an enterprise the caller belongs to. Missing: 403 naming the
@@ -18,7 +18,7 @@ export class EnterpriseAccess {
   readonly bulkhead: EnterpriseBulkhead | undefined;
 
   constructor(
-    private readonly memberships: MembershipService,
+    private readonly memberships: MembershipCheck,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     const limit = config.databasePoolMaxPerEnterprise;

@@ -2,8 +2,8 @@ import { Controller, Inject, Param, Post, Put, UseGuards } from '@nestjs/common'
 import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { BareRecord, DataEnvelope } from '../../common/http/envelopes.js';
 import { RecordIdPipe } from '../../common/http/record-id.pipe.js';
-import { IdempotentWrites } from '../../common/idempotency/idempotent-writes.service.js';
-import { CurrentWrite, type WriteRequest } from '../../common/idempotency/write-request.decorator.js';
+import { IdempotentWrites } from '../../idempotency/idempotent-writes.service.js';
+import { CurrentWrite, type WriteRequest } from '../../idempotency/write-request.decorator.js';
 import { CurrentEnterprise } from '../../common/tenancy/current-enterprise.decorator.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { LeadAccessGuard } from '../lead-access.guard.js';
