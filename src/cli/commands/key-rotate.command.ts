@@ -9,6 +9,7 @@ const LABELS: Record<EncryptedColumn['table'], string> = {
   people: 'person first names',
   enterprises: 'provider B keys',
   key_check: 'key check',
+  webhook_endpoints: 'webhook signing secrets',
 };
 
 /**
