@@ -85,6 +85,7 @@ export class WebhookSender {
       responseBody,
       durationMs: Math.round(performance.now() - started),
     });
+    const signal = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
     try {
       const { hostname } = new URL(url);
       // Names are checked by the connection's own lookup; a literal address never reaches one.
@@ -94,13 +95,13 @@ export class WebhookSender {
         headers: signedHeaders(message, sentAt),
         body: message.body,
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+        signal,
       });
       const body = await keptBody(answer.body);
       const ok = answer.statusCode >= 200 && answer.statusCode < 300;
       return done(ok ? 'delivered' : 'http_error', answer.statusCode, ok ? null : `HTTP ${answer.statusCode}`, body);
     } catch (error) {
-      const [outcome, error_] = failureOf(error);
+      const [outcome, error_] = signal.aborted ? TIMED_OUT : failureOf(error);
       return done(outcome, null, error_, null);
     }
   }
@@ -110,19 +111,18 @@ export class WebhookSender {
   }
 }
 
+const TIMED_OUT: [DeliveryOutcome, string] = ['timeout', `No answer within ${DELIVERY_TIMEOUT_MS / 1000} s`];
+
 function failureOf(error: unknown): [DeliveryOutcome, string] {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
   for (const candidate of [error, cause]) {
     if (candidate instanceof RefusedAddressError) return ['refused_address', candidate.message.slice(0, 255)];
   }
-  if (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError ||
-    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-  ) {
-    return ['timeout', `No answer within ${DELIVERY_TIMEOUT_MS / 1000} s`];
-  }
+  const timedOut = (candidate: unknown) =>
+    candidate instanceof undiciErrors.HeadersTimeoutError ||
+    candidate instanceof undiciErrors.BodyTimeoutError ||
+    candidate instanceof undiciErrors.ConnectTimeoutError;
+  if (timedOut(error) || timedOut(cause)) return TIMED_OUT;
   const code = (cause ?? error) as { code?: unknown; message?: unknown };
   const text = typeof code.code === 'string' ? code.code : typeof code.message === 'string' ? code.message : 'error';
   return ['network_error', `Connection failed: ${text}`.slice(0, 255)];

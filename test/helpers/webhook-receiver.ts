@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
 /** A request the receiver got: its headers and the raw body, as a verifying receiver reads them. */
 export interface ReceivedWebhook {
+  readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly at: number;
@@ -21,18 +22,31 @@ export interface ReceiverAnswer {
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
+  /** The status answered to each request of `received`. */
+  readonly statuses: number[] = [];
   answer: (request: ReceivedWebhook, index: number) => ReceiverAnswer = () => ({ status: 200 });
   private server: Server | undefined;
   private waiters: { test: () => boolean; resolve: () => void }[] = [];
+
+  /** The requests answered with a 2xx: what a receiver keeps. */
+  accepted(): ReceivedWebhook[] {
+    return this.received.filter((_, index) => (this.statuses[index] ?? 0) < 300);
+  }
 
   async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const request = {
+          url: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+        };
         const index = this.received.push(request) - 1;
         const answer = this.answer(request, index);
+        this.statuses[index] = answer.status;
         const reply = () => {
           if (res.destroyed) return;
           res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
