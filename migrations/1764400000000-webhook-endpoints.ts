@@ -38,7 +38,7 @@ export class WebhookEndpoints1764400000000 implements MigrationInterface {
         updated_at timestamptz(3) NOT NULL DEFAULT now()
       )`);
     await q.query(
-      `CREATE INDEX webhook_endpoints_enterprise_newest_idx ON webhook_endpoints (enterprise_id, created_at, id)`,
+      `CREATE INDEX webhook_endpoints_enterprise_created_idx ON webhook_endpoints (enterprise_id, created_at, id)`,
     );
     await q.query(`
       CREATE TABLE webhook_deliveries (

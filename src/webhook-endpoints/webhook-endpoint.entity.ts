@@ -4,7 +4,7 @@ import { Enterprise } from '../enterprises/enterprise.entity.js';
 
 /** An enterprise's webhook receiver, where its stream stands in the change log, and its lease. */
 @Entity('webhook_endpoints')
-@Index('webhook_endpoints_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
+@Index('webhook_endpoints_enterprise_created_idx', ['enterpriseId', 'createdAt', 'id'])
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('uuid')
