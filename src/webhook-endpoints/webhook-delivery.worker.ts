@@ -8,6 +8,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { affectedRows, selectRows } from '../database/sql.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { ChangePosition } from '../changes/change-types.js';
+import { endpointLags } from './webhook-backlog.queries.js';
 import { WebhookClock } from './webhook-clock.js';
 import { WebhookResolver } from './webhook-resolver.js';
 import { DISABLED_AFTER_FAILURES, failureWindowOver, retryDelayMs } from './webhook-schedule.js';
@@ -364,20 +365,8 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   /** Per enabled endpoint, how old its oldest undelivered entry is (0 when caught up). */
   private async backlog(): Promise<{ endpoint: string; seconds: number }[]> {
     try {
-      const rows = await selectRows<{ id: string; seconds: number }>(
-        this.dataSource,
-        `SELECT w.id::text AS id,
-                coalesce(extract(epoch FROM (now() - h.changed_at)), 0)::float8 AS seconds
-           FROM webhook_endpoints w
-           LEFT JOIN LATERAL (
-                SELECT c.changed_at FROM change_log c
-                 WHERE c.enterprise_id = w.enterprise_id
-                   AND (c.changed_xid, c.seq) > (w.cursor_xid::text::xid8, w.cursor_seq)
-                   AND (cardinality(w.types) = 0 OR c.record_type = ANY (w.types))
-                 ORDER BY c.changed_xid, c.seq LIMIT 1) h ON true
-          WHERE w.enabled`,
-      );
-      return rows.map((row) => ({ endpoint: row.id, seconds: Math.max(0, row.seconds) }));
+      const lags = await endpointLags(this.dataSource);
+      return lags.filter((lag) => lag.enabled).map((lag) => ({ endpoint: lag.id, seconds: lag.lag_seconds }));
     } catch (error) {
       this.logger.warn({ err: error }, 'webhook backlog could not be read');
       return [];
