@@ -10,8 +10,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   delivered by one process at a time and a killed process's lease simply runs out;
  * - webhook_deliveries: the attempts, kept 7 days, answered by the deliveries route.
  */
-export class WebhookEndpoints1764400000000 implements MigrationInterface {
-  name = 'WebhookEndpoints1764400000000';
+export class WebhookEndpoints1764500000000 implements MigrationInterface {
+  name = 'WebhookEndpoints1764500000000';
 
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`
