@@ -1,8 +1,9 @@
 import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ChangeCursorCodec, InvalidCursorError } from '../changes/change-cursor.js';
-import { currentHorizon } from '../changes/change-log.queries.js';
+import { ChangeCursorCodec, InvalidCursorError, UnknownCursorKeyError } from '../changes/change-cursor.js';
+import { readHorizon } from '../changes/change-log.queries.js';
+import { CHANGE_TYPES, type ChangePosition } from '../changes/change-types.js';
 import { FieldCipher } from '../common/crypto/field-cipher.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { PAGE_SIZE, pageRequest } from '../common/http/pagination.js';
@@ -26,6 +27,7 @@ import {
 } from './webhook-endpoint.presenter.js';
 import { WebhookResolver } from './webhook-resolver.js';
 import { newWebhookSecret } from './webhook-secret.js';
+import { typesOf } from './webhook-stream.js';
 
 export const WEBHOOK_ENDPOINT_MODEL = 'WebhookEndpoint';
 /** After a rotation, deliveries carry the old secret's signature too for this long. */
@@ -72,7 +74,7 @@ export class WebhookEndpointsService {
   async create(enterpriseId: string, body: unknown): Promise<WebhookEndpointWithSecret> {
     const changes = await this.validated(body, 'create');
     const secret = newWebhookSecret();
-    const start = await currentHorizon(this.dataSource);
+    const start = await readHorizon(this.dataSource, enterpriseId);
     const [row] = await selectRows<WebhookEndpointRow>(
       this.dataSource,
       `INSERT INTO webhook_endpoints (enterprise_id, url, types, description, secret_encrypted, cursor_xid, cursor_seq)
@@ -157,19 +159,13 @@ export class WebhookEndpointsService {
    * forgotten, and the entries sent again carry new webhook ids (a replay is a new delivery).
    */
   async replay(enterpriseId: string, id: string, body: unknown): Promise<WebhookEndpointRecord> {
-    await this.own(enterpriseId, id);
+    const endpoint = await this.own(enterpriseId, id);
     const { cursor } = bodyObject(body);
     if (cursor === undefined || cursor === null || cursor === '') {
       throw new FormValidationException({ cursor: [WebhookInputMessages.cursorRequired] });
     }
-    let position;
-    try {
-      if (typeof cursor !== 'string') throw new InvalidCursorError();
-      position = this.cursors.decode(cursor, enterpriseId);
-    } catch (error) {
-      if (!(error instanceof InvalidCursorError)) throw error;
-      throw new FormValidationException({ cursor: [WebhookInputMessages.cursorInvalid] });
-    }
+    const position = typeof cursor === 'string' ? this.position(cursor, enterpriseId, endpoint.types) : undefined;
+    if (!position) throw new FormValidationException({ cursor: [WebhookInputMessages.cursorInvalid] });
     const rows = await selectRows<WebhookEndpointRow>(
       this.dataSource,
       `UPDATE webhook_endpoints
@@ -180,6 +176,22 @@ export class WebhookEndpointsService {
       [id, enterpriseId, position.xid.toString(), position.seq.toString()],
     );
     return presentWebhookEndpoint(this.only(rows, id));
+  }
+
+  /**
+   * The position of a feed cursor of this enterprise: one of the feed read with the endpoint's
+   * types, or with every type (as `GET /changes/cursor` gives). Positions are shared by every
+   * type, so either is a place to deliver again from.
+   */
+  private position(cursor: string, enterpriseId: string, types: readonly string[]): ChangePosition | undefined {
+    for (const candidate of [typesOf(types), [...CHANGE_TYPES]]) {
+      try {
+        return this.cursors.decode(cursor, enterpriseId, candidate);
+      } catch (error) {
+        if (!(error instanceof InvalidCursorError || error instanceof UnknownCursorKeyError)) throw error;
+      }
+    }
+    return undefined;
   }
 
   /** The endpoint's attempts of the last 7 days, newest first, a page at a time. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { FieldCipher } from '../common/crypto/field-cipher.js';
-import { comparePositions, positionOf, readChangeLog } from '../changes/change-log.queries.js';
+import { comparePositions, positionOf, readChangeLog, readHorizon } from '../changes/change-log.queries.js';
 import { loadChangedRecords } from '../changes/change-records.js';
 import { CHANGE_TYPES, type ChangeEntry, type ChangePosition, type ChangeType } from '../changes/change-types.js';
 
@@ -25,8 +25,8 @@ export function typesOf(types: readonly string[]): ChangeType[] {
 
 /**
  * The next entries of an enterprise's change log after `after`, exactly as the change feed hands
- * them out: the feed's own query (so its order and its visibility horizon: an entry is sent only
- * once no transaction that could still commit before it is running), its records loaded by the
+ * them out: the feed's own queries (so its order and its horizon: an entry is sent only once no
+ * transaction that could still write an entry of this enterprise before it is running), its records loaded by the
  * same presenters in the same repeatable-read snapshot, a removed record as `record: null`. A
  * record changed many times is one entry at its latest change, which is how a receiver that was
  * down gets each record's latest state once.
@@ -39,8 +39,10 @@ export async function readStream(
   types: readonly ChangeType[],
   limit: number,
 ): Promise<StreamSlice> {
+  // As the feed does: the horizon first, in a statement of its own, then one snapshot.
+  const horizon = await readHorizon(dataSource, enterpriseId);
   return dataSource.transaction('REPEATABLE READ', async (manager) => {
-    const slice = await readChangeLog(manager, enterpriseId, after, types, limit);
+    const slice = await readChangeLog(manager, enterpriseId, after, horizon, types, limit);
     const hasMore = slice.rows.length > limit;
     const rows = slice.rows.slice(0, limit);
     const idsByType = new Map<ChangeType, string[]>();
@@ -66,7 +68,7 @@ export async function readStream(
     });
     const last = entries.at(-1);
     // As the feed's cursor: with nothing left below the horizon, the stream moves up to it.
-    let next = hasMore && last ? last.position : slice.horizon;
+    let next = hasMore && last ? last.position : horizon;
     if (comparePositions(next, after) < 0) next = after;
     return { entries, next, hasMore };
   });
