@@ -328,20 +328,27 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         endpoint.generation,
       ],
     );
-    if (attempts.length > 0) await this.logAttempts(endpoint.id, attempts);
+    if (attempts.length > 0) {
+      await this.logAttempts(endpoint.id, attempts).catch((error: unknown) => {
+        // Deleted between the check and the insert: nothing left to log them for.
+        if ((error as { driverError?: { code?: string } }).driverError?.code !== '23503') throw error;
+      });
+    }
     if (state.disabled && held > 0) {
       this.logger.warn({ endpoint_id: endpoint.id }, 'webhook endpoint disabled after 3 days of failures');
     }
     return held > 0 && !state.disabled;
   }
 
+  /** Logs the attempts; none when the endpoint was deleted meanwhile (its log went with it). */
   private async logAttempts(endpointId: string, attempts: Attempt[]): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO webhook_deliveries (endpoint_id, webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, created_at)
        SELECT $1, a.webhook_id, a.event_type, a.attempt, a.status_code, a.error, a.response_body, a.duration_ms,
               now() + a.n * interval '1 microsecond'
          FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::int[])
-              WITH ORDINALITY AS a(webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, n)`,
+              WITH ORDINALITY AS a(webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, n)
+        WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $1)`,
       [
         endpointId,
         attempts.map((a) => a.webhookId),
