@@ -28,6 +28,7 @@ import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { caseV1Answers } from './common/casing/v1-casing.hook.js';
+import { WebhookDeliveryWorker } from './webhook-endpoints/webhook-delivery.worker.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -113,6 +114,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
     metricsByApp.set(app, metrics);
     const dataSource = app.get<DataSource>(getDataSourceToken());
     metrics.watchPool(() => (dataSource.driver as unknown as { master?: Pool }).master);
+    app.get(WebhookDeliveryWorker).useMetrics(metrics);
   }
   // CORS stays off (no Access-Control-* headers) unless CORS_ORIGINS names who may call.
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));

@@ -18,6 +18,7 @@ import { LeadsModule } from './leads/leads.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ChangesModule } from './changes/changes.module.js';
 import { ResourcesModule } from './resources/resources.module.js';
+import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.module.js';
 
 @Module({})
 export class AppModule {
@@ -41,6 +42,7 @@ export class AppModule {
         ResourcesModule,
         LeadsModule,
         ChangesModule,
+        WebhookEndpointsModule,
         OpenApiModule,
       ],
       providers: [

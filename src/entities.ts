@@ -12,8 +12,10 @@ import { Membership } from './users/membership.entity.js';
 import { SigningDocument } from './webhooks/signing-document.entity.js';
 import { TenantCountDelta } from './database/tenant-count-delta.entity.js';
 import { TenantRowCount } from './resources/tenant-row-count.entity.js';
+import { WebhookDelivery } from './webhook-endpoints/webhook-delivery.entity.js';
+import { WebhookEndpoint } from './webhook-endpoints/webhook-endpoint.entity.js';
 
-/** Tables that are not a resource's own: tenants, access, nested rows, signing documents, bookkeeping. */
+/** Tables that are not a resource's own: tenants, access, nested rows, signing documents, bookkeeping, webhook endpoints. */
 const SUPPORTING_ENTITIES = [
   Enterprise,
   Membership,
@@ -28,6 +30,8 @@ const SUPPORTING_ENTITIES = [
   CursorKey,
   IdempotencyKey,
   KeyCheck,
+  WebhookEndpoint,
+  WebhookDelivery,
 ];
 
 /**

@@ -24,6 +24,7 @@ import {
 } from './observability/metrics-server.js';
 import { runExitTasks } from './observability/exit-tasks.js';
 import { processLog } from './observability/process-log.js';
+import { WebhookDeliveryWorker } from './webhook-endpoints/webhook-delivery.worker.js';
 
 /** With several workers the primary migrates once, before any of them starts. */
 async function migrateOnce(config: AppConfig): Promise<void> {
@@ -111,6 +112,8 @@ async function serve(config: AppConfig): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  // Every process delivers outbound webhooks; leases in the database share the endpoints out.
+  if (config.webhooks.delivery) app.get(WebhookDeliveryWorker).start();
   const address = app.getHttpServer().address();
   database.lock?.update({
     port: typeof address === 'object' && address ? address.port : config.port,

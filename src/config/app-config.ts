@@ -43,6 +43,18 @@ export interface AppConfig {
   /** The Prometheus listener's port; unset: no metrics are collected or served. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
+  readonly webhooks: WebhookConfig;
+}
+
+/** Outbound webhooks (docs/operator-guide.md lists the variables). */
+export interface WebhookConfig {
+  /** http: URLs and loopback, private and link-local addresses allowed (tests, local development). */
+  readonly allowPrivateUrls: boolean;
+  /** This process delivers. */
+  readonly delivery: boolean;
+  readonly pollIntervalMs: number;
+  readonly concurrency: number;
+  readonly leaseSeconds: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -146,5 +158,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     tokenLifetimeMinutes: env.TOKEN_LIFETIME_MINUTES,
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
+    webhooks: {
+      allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+      delivery: env.WEBHOOK_DELIVERY,
+      pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      leaseSeconds: env.WEBHOOK_LEASE_SECONDS,
+    },
   };
 }

@@ -92,6 +92,30 @@ export const envSchema = z.object({
     .refine((n) => n >= 1 && n <= 65535, { error: 'must be between 1 and 65535' })
     .optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Outbound webhooks: allow http: and loopback/private addresses (tests, local development). */
+  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  /** Whether this process delivers outbound webhooks (every process does by default). */
+  WEBHOOK_DELIVERY: booleanFlag.default(true),
+  /** How often an idle process looks for endpoints with changes to deliver. */
+  WEBHOOK_POLL_INTERVAL_MS: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number of milliseconds' })
+    .transform(Number)
+    .refine((n) => n >= 10 && n <= 60_000, { error: 'must be between 10 and 60000' })
+    .default(100),
+  /** Endpoints one process delivers at the same time. */
+  WEBHOOK_CONCURRENCY: positiveInt(1000).default(32),
+  /**
+   * How long an endpoint's lease lasts without being renewed: after a process dies, another one
+   * takes its endpoints over within this. Above the 10 s answer timeout, so a slow answer never
+   * lets a second process in.
+   */
+  WEBHOOK_LEASE_SECONDS: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number of seconds' })
+    .transform(Number)
+    .refine((n) => n >= 15 && n <= 3600, { error: 'must be between 15 and 3600' })
+    .default(30),
 });
 
 export type Env = z.infer<typeof envSchema>;

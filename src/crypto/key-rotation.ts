@@ -7,6 +7,8 @@ export const ENCRYPTED_COLUMNS = [
   { table: 'people', column: 'first_name_encrypted' },
   { table: 'enterprises', column: 'signprovider_b_key_encrypted' },
   { table: 'key_check', column: 'value_encrypted' },
+  { table: 'webhook_endpoints', column: 'secret_encrypted' },
+  { table: 'webhook_endpoints', column: 'previous_secret_encrypted' },
 ] as const;
 
 export type EncryptedColumn = (typeof ENCRYPTED_COLUMNS)[number];

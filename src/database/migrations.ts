@@ -8,6 +8,7 @@ import { IdempotencyKeys1764200000001 } from '../../migrations/1764200000001-ide
 import { InlineChangeCapture1764240000000 } from '../../migrations/1764240000000-inline-change-capture.js';
 import { TruncateMovesListVersions1764300000000 } from '../../migrations/1764300000000-truncate-moves-list-versions.js';
 import { TenantsNeverWait1764400000000 } from '../../migrations/1764400000000-tenants-never-wait.js';
+import { WebhookEndpoints1764500000000 } from '../../migrations/1764500000000-webhook-endpoints.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   InlineChangeCapture1764240000000,
   TruncateMovesListVersions1764300000000,
   TenantsNeverWait1764400000000,
+  WebhookEndpoints1764500000000,
 ];

@@ -43,6 +43,29 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  private readonly outboundDeliveries = new Counter({
+    name: 'finance_intake_outbound_webhook_deliveries_total',
+    help: 'Attempts to deliver an outbound webhook, by outcome (delivered, http_error, timeout, network_error, refused_address).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly outboundAttemptDuration = new Histogram({
+    name: 'finance_intake_outbound_webhook_attempt_duration_seconds',
+    help: 'Time from sending an outbound webhook to the end of its answer.',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly outboundLatency = new Histogram({
+    name: 'finance_intake_outbound_webhook_delivery_latency_seconds',
+    help: 'Time from a change (its change-log entry) to the 2xx of its delivery.',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600, 86400],
+    registers: [this.registry],
+  });
+
+  private backlog: () => Promise<{ endpoint: string; seconds: number }[]> = () => Promise.resolve([]);
+
   private pool: () => Pool | undefined = () => undefined;
 
   constructor() {
@@ -54,6 +77,7 @@ export class ServiceMetrics {
       'Queries waiting for a pooled connection.',
       (p) => p.waitingCount,
     );
+    this.backlogGauge();
   }
 
   private poolGauge(name: string, help: string, read: (pool: Pool) => number): void {
@@ -65,6 +89,33 @@ export class ServiceMetrics {
       collect: () => {
         const pool = this.pool();
         gauge.set(pool ? read(pool) : 0);
+      },
+    });
+  }
+
+  /** An outbound webhook attempt's outcome and duration; `latencySeconds` when it was delivered. */
+  observeOutboundWebhook(outcome: string, seconds: number, latencySeconds?: number): void {
+    this.outboundDeliveries.inc({ outcome });
+    this.outboundAttemptDuration.observe(seconds);
+    if (latencySeconds !== undefined) this.outboundLatency.observe(Math.max(0, latencySeconds));
+  }
+
+  /** Where the per-endpoint age of the oldest undelivered entry is read from at scrape time. */
+  watchWebhookBacklog(read: () => Promise<{ endpoint: string; seconds: number }[]>): void {
+    this.backlog = read;
+  }
+
+  private backlogGauge(): void {
+    const gauge: Gauge<'endpoint'> = new Gauge({
+      name: 'finance_intake_outbound_webhook_oldest_undelivered_seconds',
+      help: 'Per enabled endpoint, the age of its oldest change not delivered yet (0 when it is caught up).',
+      labelNames: ['endpoint'] as const,
+      registers: [this.registry],
+      // Every process reads the same figure from the database: workers' copies are not summed.
+      aggregator: 'max',
+      collect: async () => {
+        gauge.reset();
+        for (const { endpoint, seconds } of await this.backlog()) gauge.set({ endpoint }, seconds);
       },
     });
   }

@@ -40,6 +40,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
     name: 'Changes',
     description: 'What changed in the enterprise since a cursor: keep a copy in sync without re-reading every list.',
   },
+  {
+    name: 'Webhook endpoints',
+    description: "Your integration's URLs the service pushes every change to, signed as Standard Webhooks (v2 only).",
+  },
   { name: 'Webhooks', description: 'Called by the signature providers; the signature is the authentication.' },
   { name: 'Health', description: 'For load balancers and operators. Not rate limited.' },
 ];

@@ -192,7 +192,8 @@ describe('operator commands (issue 13)', () => {
       const rotated = await runCliProcess(['key:rotate'], { ...env, APP_KEY: newKey, APP_PREVIOUS_KEYS: TEST_APP_KEY });
       expect(rotated.code).toBe(0);
       expect(rotated.stdout).toBe(
-        'Re-encrypted with the current key: person first names 7, provider B keys 1, key check 1.\n' +
+        'Re-encrypted with the current key: person first names 7, provider B keys 1, key check 1, webhook secrets 0, ' +
+          'previous webhook secrets 0.\n' +
           'Every value now reads with APP_KEY alone: APP_PREVIOUS_KEYS can be removed.\n',
       );
       expect(rotated.stderr).toContain('person first names: 7/7\n');
@@ -217,7 +218,9 @@ describe('operator commands (issue 13)', () => {
       expect(old.code).toBe(1);
       expect(old.stderr).toContain(KEY_MISMATCH);
       const alone = await runCliProcess(['key:rotate'], { ...env, APP_KEY: newKey });
-      expect(alone.stdout).toContain('person first names 0, provider B keys 0, key check 0.');
+      expect(alone.stdout).toContain(
+        'person first names 0, provider B keys 0, key check 0, webhook secrets 0, previous webhook secrets 0.',
+      );
       env = { ...env, APP_KEY: newKey };
     });
   });

@@ -40,6 +40,11 @@ function resourceOf(url: string): string | undefined {
 }
 
 const ID_KINDS: IdKind[] = ['own', 'foreign', 'unknown', 'malformed'];
+
+/** Records of each tenant the importer does not make (webhook endpoints), inserted in beforeAll. */
+const EXTRA_IDS: Record<string, Record<'own' | 'foreign', string>> = {
+  'webhook-endpoints': { own: randomUUID(), foreign: randomUUID() },
+};
 const ENTERPRISE_KINDS: EnterpriseKind[] = ['own', 'foreign', 'unknown', 'malformed', 'missing'];
 
 function cellsFor(route: RouteEntry): Cell[] {
@@ -58,6 +63,8 @@ function idValue(route: RouteEntry, kind: IdKind, index: number): string {
   const resource = resourceOf(route.url);
   if (kind === 'unknown') return randomUUID();
   if (kind === 'malformed') return encodeURIComponent(MALFORMED[index % MALFORMED.length] ?? 'x');
+  const extra = EXTRA_IDS[resource ?? ''];
+  if (extra) return extra[kind];
   if (!isFixtureSection(resource)) {
     if (route.url.startsWith('/api/v')) {
       throw new Error(`${route.method} ${route.url}: add "${resource}" records to test/helpers/two-tenants.ts`);
@@ -93,6 +100,21 @@ const sizes: number[] = [];
 
 beforeAll(async () => {
   await importFixture(t, doc);
+  for (const [label, tenant] of [
+    ['own', own],
+    ['foreign', foreign],
+  ] as const) {
+    await t.dataSource.query(
+      `INSERT INTO webhook_endpoints (id, enterprise_id, url, types, secret_encrypted, cursor_xid)
+       VALUES ($1, $2, $3, '{}', $4, 0)`,
+      [
+        EXTRA_IDS['webhook-endpoints']?.[label],
+        tenant.enterpriseId,
+        `https://hooks.example.com/${tenant.markers[0] ?? label}`,
+        t.cipher.encrypt('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'),
+      ],
+    );
+  }
   token = await loginToken(t.app, own.user.email, own.user.password);
 });
 
@@ -111,6 +133,11 @@ async function foreignSnapshot(): Promise<string> {
     );
   }
   rows.push(await t.dataSource.query(`SELECT * FROM signing_documents ORDER BY id`));
+  rows.push(
+    await t.dataSource.query(`SELECT * FROM webhook_endpoints WHERE enterprise_id = $1 ORDER BY id`, [
+      foreign.enterpriseId,
+    ]),
+  );
   rows.push(await t.dataSource.query(`SELECT * FROM users WHERE id = $1`, [foreign.user.id]));
   return JSON.stringify(rows);
 }

@@ -13,6 +13,8 @@ import { userActivateCommand, userDeactivateCommand } from './user-activation.co
 import { backupCommand, restoreCommand } from './backup.commands.js';
 import { keyRotateCommand } from './key-rotate.command.js';
 import { enterpriseListCommand, userListCommand } from './list.commands.js';
+// Outbound webhooks (issue 31).
+import { webhookListCommand } from './webhook-list.command.js';
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
@@ -37,4 +39,6 @@ export const COMMANDS: readonly CliCommand[] = [
   keyRotateCommand,
   backupCommand,
   restoreCommand,
+  // Outbound webhooks (issue 31)
+  webhookListCommand,
 ];

@@ -5,10 +5,12 @@ import { rotateEncryptedValues, type EncryptedColumn } from '../../crypto/key-ro
 import type { AppConfig } from '../../config/app-config.js';
 import { formatAppKey, parseAppKey } from '../../config/app-key.js';
 
-const LABELS: Record<EncryptedColumn['table'], string> = {
-  people: 'person first names',
-  enterprises: 'provider B keys',
-  key_check: 'key check',
+const LABELS: Record<EncryptedColumn['column'], string> = {
+  first_name_encrypted: 'person first names',
+  signprovider_b_key_encrypted: 'provider B keys',
+  value_encrypted: 'key check',
+  secret_encrypted: 'webhook secrets',
+  previous_secret_encrypted: 'previous webhook secrets',
 };
 
 /**
@@ -33,9 +35,9 @@ export const keyRotateCommand: CliCommand = {
   async run({ config, dataSource, cipher, out }) {
     // Progress goes to standard error, so standard output holds only the summary.
     const done = await rotateEncryptedValues(dataSource, cipher, (column, count, total) => {
-      process.stderr.write(`${LABELS[column.table]}: ${count}/${total}\n`);
+      process.stderr.write(`${LABELS[column.column]}: ${count}/${total}\n`);
     });
-    const parts = [...done].map(([column, count]) => `${LABELS[column.table]} ${count}`);
+    const parts = [...done].map(([column, count]) => `${LABELS[column.column]} ${count}`);
     out(`Re-encrypted with the current key: ${parts.join(', ')}.`);
     const keyFile = updateKeyFile(config);
     if (keyFile) out(`${keyFile} now holds the current key.`);

@@ -1,0 +1,388 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { FieldCipher } from '../crypto/field-cipher.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { affectedRows, selectRows } from '../database/sql.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import type { ChangePosition } from '../changes/change-types.js';
+import { endpointLags } from './webhook-backlog.queries.js';
+import { WebhookClock } from './webhook-clock.js';
+import { WebhookResolver } from './webhook-resolver.js';
+import { DISABLED_AFTER_FAILURES, failureWindowOver, retryDelayMs } from './webhook-schedule.js';
+import { WebhookSender, type SendResult } from './webhook-sender.js';
+import { eventOf, readStream, typesOf, webhookIdOf, type StreamEntry } from './webhook-stream.js';
+
+/** Entries read from the change log at a time. */
+const BATCH = 100;
+/** Delivered attempts are logged 7 days. */
+const KEEP_DELIVERIES = '7 days';
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+
+interface LeasedEndpoint {
+  id: string;
+  enterprise_id: string;
+  url: string;
+  types: string[];
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  cursor_xid: string;
+  cursor_seq: string;
+  generation: number;
+  failures: number;
+  failing_since: Date | null;
+}
+
+interface Attempt {
+  webhookId: string;
+  eventType: string;
+  attempt: number;
+  result: SendResult;
+}
+
+/** Where an endpoint stands while a process delivers it, saved with each renewal of its lease. */
+interface StreamState {
+  cursor: ChangePosition;
+  failures: number;
+  failingSince: Date | null;
+  nextAttemptAt: Date | null;
+  disabled: boolean;
+}
+
+/**
+ * Delivers outbound webhooks from the change log, in every process. Each endpoint is delivered by
+ * one process at a time: a process takes an endpoint by writing its name and a lease expiry into
+ * the endpoint's row (one UPDATE of the rows whose lease ran out, RETURNING them), renews it as
+ * it saves progress, and gives it back when the endpoint is caught up or waiting for a retry. No
+ * transaction is open while a request is in flight, so a process killed with `kill -9` leaves
+ * only a lease that runs out; another process then sends again what was not acknowledged.
+ */
+@Injectable()
+export class WebhookDeliveryWorker implements OnApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly active = new Map<string, Promise<void>>();
+  private sender: WebhookSender | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private ticking: Promise<void> | undefined;
+  private lastPurge = 0;
+  private metrics: ServiceMetrics | undefined;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cipher: FieldCipher,
+    private readonly clock: WebhookClock,
+    private readonly resolver: WebhookResolver,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Metrics to count deliveries in, and the backlog gauge to answer from the database. */
+  useMetrics(metrics: ServiceMetrics): void {
+    this.metrics = metrics;
+    metrics.watchWebhookBacklog(() => this.backlog());
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.sender = new WebhookSender(this.config.webhooks.allowPrivateUrls, (host) => this.resolver.resolve(host));
+    this.schedule(0);
+  }
+
+  /** Stops taking endpoints, waits for the deliveries in flight, and gives their leases back. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.ticking;
+    await Promise.allSettled(this.active.values());
+    await this.sender?.close();
+    this.sender = undefined;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Runs one round now (tests and the bench call it instead of waiting for the poll). */
+  async tick(): Promise<void> {
+    if (!this.running) return;
+    const free = this.config.webhooks.concurrency - this.active.size;
+    if (free <= 0) return;
+    const endpoints = await this.claim(free);
+    for (const endpoint of endpoints) {
+      const work = this.deliver(endpoint)
+        .catch((error: unknown) => {
+          this.logger.error({ err: error, endpoint_id: endpoint.id }, 'webhook delivery round failed');
+        })
+        .finally(() => {
+          this.active.delete(endpoint.id);
+          // An endpoint that was given back may have more to send: look again soon.
+          if (this.running) this.schedule(0);
+        });
+      this.active.set(endpoint.id, work);
+    }
+    if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
+      this.lastPurge = Date.now();
+      await this.dataSource.query(
+        `DELETE FROM webhook_deliveries WHERE created_at < now() - interval '${KEEP_DELIVERIES}'`,
+      );
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.ticking) {
+        this.schedule(this.config.webhooks.pollIntervalMs);
+        return;
+      }
+      this.ticking = this.tick()
+        .catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'webhook delivery poll failed');
+        })
+        .finally(() => {
+          this.ticking = undefined;
+          this.schedule(this.config.webhooks.pollIntervalMs);
+        });
+    }, delayMs);
+  }
+
+  /**
+   * Takes up to `limit` endpoints that are enabled, not leased (or whose lease ran out), not
+   * waiting for a retry, and have entries after their position. SKIP LOCKED keeps processes
+   * polling at once from waiting on each other; the UPDATE's own condition makes a row taken
+   * meanwhile by another process drop out.
+   */
+  private async claim(limit: number): Promise<LeasedEndpoint[]> {
+    const busy = [...this.active.keys()];
+    return selectRows<LeasedEndpoint>(
+      this.dataSource,
+      `UPDATE webhook_endpoints e
+          SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2)
+        WHERE e.id IN (
+              SELECT w.id FROM webhook_endpoints w
+               WHERE w.enabled
+                 AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
+                 AND (w.next_attempt_at IS NULL OR w.next_attempt_at <= $3)
+                 AND w.id <> ALL ($5::uuid[])
+                 AND EXISTS (
+                       SELECT 1 FROM change_log c
+                        WHERE c.enterprise_id = w.enterprise_id
+                          AND (c.changed_xid, c.seq) > (w.cursor_xid::text::xid8, w.cursor_seq)
+                          AND (cardinality(w.types) = 0 OR c.record_type = ANY (w.types)))
+               ORDER BY w.next_attempt_at NULLS FIRST
+               LIMIT $4
+               FOR UPDATE SKIP LOCKED)
+          AND (e.lease_expires_at IS NULL OR e.lease_expires_at < now())
+      RETURNING e.id, e.enterprise_id, e.url, e.types, e.secret_encrypted, e.previous_secret_encrypted,
+                e.previous_secret_expires_at, e.cursor_xid::text AS cursor_xid, e.cursor_seq::text AS cursor_seq,
+                e.generation, e.failures, e.failing_since`,
+      [this.owner, this.config.webhooks.leaseSeconds, this.clock.now(), limit, busy],
+    ).then(returnedRows);
+  }
+
+  private secretsOf(endpoint: LeasedEndpoint): string[] {
+    const secrets = [this.cipher.decrypt(endpoint.secret_encrypted)];
+    const expires = endpoint.previous_secret_expires_at;
+    if (endpoint.previous_secret_encrypted && expires && expires.getTime() > Date.now()) {
+      secrets.push(this.cipher.decrypt(endpoint.previous_secret_encrypted));
+    }
+    return secrets;
+  }
+
+  /** Delivers an endpoint's entries in order until it is caught up or an entry fails. */
+  private async deliver(endpoint: LeasedEndpoint): Promise<void> {
+    const sender = this.sender;
+    if (!sender) return;
+    const secrets = this.secretsOf(endpoint);
+    const types = typesOf(endpoint.types);
+    const state: StreamState = {
+      cursor: { xid: BigInt(endpoint.cursor_xid), seq: BigInt(endpoint.cursor_seq) },
+      failures: endpoint.failures,
+      failingSince: endpoint.failing_since,
+      nextAttemptAt: null,
+      disabled: false,
+    };
+    const renewEveryMs = (this.config.webhooks.leaseSeconds * 1000) / 3;
+    let held = true;
+    try {
+      while (this.running && held) {
+        const slice = await readStream(
+          this.dataSource,
+          this.cipher,
+          endpoint.enterprise_id,
+          state.cursor,
+          types,
+          BATCH,
+        );
+        const attempts: Attempt[] = [];
+        let savedAt = Date.now();
+        let failed = false;
+        let delivered = 0;
+        for (const item of slice.entries) {
+          if (!this.running) break;
+          if (Date.now() - savedAt > renewEveryMs) {
+            held = await this.save(endpoint, state, attempts.splice(0));
+            savedAt = Date.now();
+            if (!held) break;
+          }
+          const attempt = await this.send(sender, endpoint, item, secrets, state.failures + 1);
+          attempts.push(attempt);
+          if (attempt.result.outcome === 'delivered') {
+            state.cursor = item.position;
+            state.failures = 0;
+            state.failingSince = null;
+            delivered += 1;
+            continue;
+          }
+          this.fail(state);
+          failed = true;
+          break;
+        }
+        if (!held) break;
+        if (delivered === slice.entries.length) state.cursor = slice.next;
+        held = await this.save(endpoint, state, attempts);
+        if (failed || !slice.hasMore) break;
+      }
+    } finally {
+      // Given back whatever happened (a replay or a PATCH meanwhile included); a lease another
+      // process took after this one's ran out is not touched.
+      await this.release(endpoint.id);
+    }
+  }
+
+  private fail(state: StreamState): void {
+    const now = this.clock.now();
+    state.failures += 1;
+    state.failingSince ??= now;
+    if (failureWindowOver(state.failingSince, now)) state.disabled = true;
+    state.nextAttemptAt = new Date(now.getTime() + retryDelayMs(state.failures));
+  }
+
+  private async send(
+    sender: WebhookSender,
+    endpoint: LeasedEndpoint,
+    item: StreamEntry,
+    secrets: readonly string[],
+    attempt: number,
+  ): Promise<Attempt> {
+    const event = eventOf(item.entry);
+    const webhookId = webhookIdOf(endpoint.id, endpoint.generation, item);
+    const result = await sender.send(endpoint.url, { webhookId, body: JSON.stringify(event), secrets });
+    const delivered = result.outcome === 'delivered';
+    this.metrics?.observeOutboundWebhook(
+      result.outcome,
+      result.durationMs / 1000,
+      delivered ? (Date.now() - Date.parse(item.entry.changed_at)) / 1000 : undefined,
+    );
+    const line = {
+      endpoint_id: endpoint.id,
+      webhook_id: webhookId,
+      event_type: event.type,
+      attempt,
+      status: result.statusCode,
+      outcome: result.outcome,
+      duration_ms: result.durationMs,
+      ...(result.error ? { error: result.error } : {}),
+    };
+    if (delivered) this.logger.debug(line, 'webhook delivered');
+    else this.logger.warn(line, 'webhook delivery failed');
+    return { webhookId, eventType: event.type, attempt, result };
+  }
+
+  /**
+   * Saves the stream's position and retry state and renews the lease, in one statement that holds
+   * only while this process still has the lease and no replay moved the stream meanwhile; then
+   * logs the attempts. False: the endpoint is no longer this process's to deliver.
+   */
+  private async save(endpoint: LeasedEndpoint, state: StreamState, attempts: Attempt[]): Promise<boolean> {
+    const held = await affectedRows(
+      this.dataSource,
+      `UPDATE webhook_endpoints
+          SET cursor_xid = $3::bigint, cursor_seq = $4::bigint, failures = $5, failing_since = $6,
+              next_attempt_at = $7, lease_expires_at = now() + make_interval(secs => $8),
+              enabled = enabled AND NOT $9, disabled_reason = CASE WHEN $9 THEN $10 ELSE disabled_reason END,
+              updated_at = CASE WHEN $9 THEN now() ELSE updated_at END
+        WHERE id = $1 AND lease_owner = $2 AND generation = $11 AND enabled`,
+      [
+        endpoint.id,
+        this.owner,
+        state.cursor.xid.toString(),
+        state.cursor.seq.toString(),
+        state.failures,
+        state.failingSince,
+        state.nextAttemptAt,
+        this.config.webhooks.leaseSeconds,
+        state.disabled,
+        DISABLED_AFTER_FAILURES,
+        endpoint.generation,
+      ],
+    );
+    if (attempts.length > 0) {
+      await this.logAttempts(endpoint.id, attempts).catch((error: unknown) => {
+        // Deleted between the check and the insert: nothing left to log them for.
+        if ((error as { driverError?: { code?: string } }).driverError?.code !== '23503') throw error;
+      });
+    }
+    if (state.disabled && held > 0) {
+      this.logger.warn({ endpoint_id: endpoint.id }, 'webhook endpoint disabled after 3 days of failures');
+    }
+    return held > 0 && !state.disabled;
+  }
+
+  /** Logs the attempts; none when the endpoint was deleted meanwhile (its log went with it). */
+  private async logAttempts(endpointId: string, attempts: Attempt[]): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO webhook_deliveries (endpoint_id, webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, created_at)
+       SELECT $1, a.webhook_id, a.event_type, a.attempt, a.status_code, a.error, a.response_body, a.duration_ms,
+              now() + a.n * interval '1 microsecond'
+         FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::int[])
+              WITH ORDINALITY AS a(webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, n)
+        WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $1)`,
+      [
+        endpointId,
+        attempts.map((a) => a.webhookId),
+        attempts.map((a) => a.eventType),
+        attempts.map((a) => a.attempt),
+        attempts.map((a) => a.result.statusCode),
+        attempts.map((a) => a.result.error),
+        attempts.map((a) => a.result.responseBody),
+        attempts.map((a) => a.result.durationMs),
+      ],
+    );
+  }
+
+  private async release(endpointId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_endpoints SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2`,
+      [endpointId, this.owner],
+    );
+  }
+
+  /** Per enabled endpoint, how old its oldest undelivered entry is (0 when caught up). */
+  private async backlog(): Promise<{ endpoint: string; seconds: number }[]> {
+    try {
+      const lags = await endpointLags(this.dataSource);
+      return lags.filter((lag) => lag.enabled).map((lag) => ({ endpoint: lag.id, seconds: lag.lag_seconds }));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'webhook backlog could not be read');
+      return [];
+    }
+  }
+}
+
+/** The rows of an UPDATE ... RETURNING: TypeORM answers `[rows, count]` for an UPDATE. */
+function returnedRows<T>(result: T[]): T[] {
+  const [first] = result;
+  return Array.isArray(first) ? (first as T[]) : result;
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { WebhookClock } from './webhook-clock.js';
+import { WebhookDeliveryWorker } from './webhook-delivery.worker.js';
+import { WebhookEndpointsController } from './webhook-endpoints.controller.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+import { WebhookResolver } from './webhook-resolver.js';
+
+/** Outbound webhooks: the endpoints' routes (v2) and the delivery worker every process runs. */
+@Module({
+  controllers: [WebhookEndpointsController],
+  providers: [WebhookEndpointsService, WebhookDeliveryWorker, WebhookClock, WebhookResolver],
+  exports: [WebhookDeliveryWorker, WebhookClock, WebhookResolver],
+})
+export class WebhookEndpointsModule {}

@@ -1,0 +1,253 @@
+import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ChangeCursorCodec, InvalidCursorError, UnknownCursorKeyError } from '../changes/change-cursor.js';
+import { readHorizon } from '../changes/change-log.queries.js';
+import { CHANGE_TYPES, type ChangePosition } from '../changes/change-types.js';
+import { FieldCipher } from '../crypto/field-cipher.js';
+import { ErrorMessages } from '../common/http/error-messages.js';
+import { PAGE_SIZE, pageRequest } from '../common/http/pagination.js';
+import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
+import { FormValidationException } from '../common/http/validation-failed.exception.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { NEWEST_FIRST, type Page } from '../database/tenant-page.js';
+import { selectRows } from '../database/sql.js';
+import { allowedAddresses, RefusedAddressError } from './webhook-address.js';
+import { bodyObject, readEndpointInput, WebhookInputMessages, type EndpointChanges } from './webhook-endpoint-input.js';
+import {
+  DELIVERY_COLUMNS,
+  ENDPOINT_COLUMNS,
+  presentWebhookDelivery,
+  presentWebhookEndpoint,
+  type WebhookDeliveryRecord,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRecord,
+  type WebhookEndpointRow,
+  type WebhookEndpointWithSecret,
+} from './webhook-endpoint.presenter.js';
+import { WebhookResolver } from './webhook-resolver.js';
+import { newWebhookSecret } from './webhook-secret.js';
+import { typesOf } from './webhook-stream.js';
+
+export const WEBHOOK_ENDPOINT_MODEL = 'WebhookEndpoint';
+/** After a rotation, deliveries carry the old secret's signature too for this long. */
+export const ROTATION_OVERLAP = '24 hours';
+/** Attempts older than this are purged and never listed. */
+export const DELIVERIES_KEPT = '7 days';
+
+/** Managing an enterprise's webhook endpoints; delivering them is WebhookDeliveryWorker's. */
+@Injectable()
+export class WebhookEndpointsService {
+  private readonly cursors: ChangeCursorCodec;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cipher: FieldCipher,
+    private readonly resolver: WebhookResolver,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    // The feed's own cursors (same class, same keys): a replay starts from a cursor the feed gave.
+    this.cursors = new ChangeCursorCodec(config.encryptionKeys);
+  }
+
+  async list(enterpriseId: string, page: number): Promise<Page<WebhookEndpointRecord>> {
+    const { limit, offset } = pageRequest(page);
+    const [count] = await selectRows<{ total: number }>(
+      this.dataSource,
+      `SELECT count(*)::int AS total FROM webhook_endpoints WHERE enterprise_id = $1`,
+      [enterpriseId],
+    );
+    const rows = await selectRows<WebhookEndpointRow>(
+      this.dataSource,
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE enterprise_id = $1
+        ORDER BY ${NEWEST_FIRST} LIMIT $2 OFFSET $3`,
+      [enterpriseId, limit, offset],
+    );
+    return { records: rows.map(presentWebhookEndpoint), total: count?.total ?? 0 };
+  }
+
+  async get(enterpriseId: string, id: string): Promise<WebhookEndpointRecord> {
+    return presentWebhookEndpoint(await this.own(enterpriseId, id));
+  }
+
+  /** A new endpoint receives the changes committed from now on (replay reaches further back). */
+  async create(enterpriseId: string, body: unknown): Promise<WebhookEndpointWithSecret> {
+    const changes = await this.validated(body, 'create');
+    const secret = newWebhookSecret();
+    const start = await readHorizon(this.dataSource, enterpriseId);
+    const [row] = await selectRows<WebhookEndpointRow>(
+      this.dataSource,
+      `INSERT INTO webhook_endpoints (enterprise_id, url, types, description, secret_encrypted, cursor_xid, cursor_seq)
+       VALUES ($1, $2, $3::text[], $4, $5, $6::bigint, $7::bigint)
+       RETURNING ${ENDPOINT_COLUMNS}`,
+      [
+        enterpriseId,
+        changes.url,
+        changes.types ?? [],
+        changes.description ?? null,
+        this.cipher.encrypt(secret),
+        start.xid.toString(),
+        start.seq.toString(),
+      ],
+    );
+    if (!row) throw new Error('INSERT ... RETURNING gave no row');
+    return { ...presentWebhookEndpoint(row), secret };
+  }
+
+  /**
+   * Changes url, types, description or enabled. Enabling a disabled endpoint clears its failures,
+   * so it is tried at once and resumes where it stopped.
+   */
+  async update(enterpriseId: string, id: string, body: unknown): Promise<WebhookEndpointRecord> {
+    await this.own(enterpriseId, id);
+    const changes = await this.validated(body, 'update');
+    const rows = await selectRows<WebhookEndpointRow>(
+      this.dataSource,
+      `UPDATE webhook_endpoints
+          SET url = coalesce($3, url),
+              types = CASE WHEN $4::boolean THEN $5::text[] ELSE types END,
+              description = CASE WHEN $6::boolean THEN $7 ELSE description END,
+              enabled = coalesce($8, enabled),
+              disabled_reason = CASE WHEN $8 IS NULL OR $8 = enabled THEN disabled_reason ELSE NULL END,
+              failures = CASE WHEN $8 AND NOT enabled THEN 0 ELSE failures END,
+              failing_since = CASE WHEN $8 AND NOT enabled THEN NULL ELSE failing_since END,
+              next_attempt_at = CASE WHEN $8 AND NOT enabled THEN NULL ELSE next_attempt_at END,
+              updated_at = now()
+        WHERE id = $1 AND enterprise_id = $2
+      RETURNING ${ENDPOINT_COLUMNS}`,
+      [
+        id,
+        enterpriseId,
+        changes.url ?? null,
+        changes.types !== undefined,
+        changes.types ?? [],
+        changes.description !== undefined,
+        changes.description ?? null,
+        changes.enabled ?? null,
+      ],
+    );
+    return presentWebhookEndpoint(this.only(rows, id));
+  }
+
+  async remove(enterpriseId: string, id: string): Promise<void> {
+    await this.own(enterpriseId, id);
+    await this.dataSource.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2`, [
+      id,
+      enterpriseId,
+    ]);
+  }
+
+  /** A new secret; the old one keeps signing alongside it for the overlap. */
+  async rotateSecret(enterpriseId: string, id: string): Promise<WebhookEndpointWithSecret> {
+    await this.own(enterpriseId, id);
+    const secret = newWebhookSecret();
+    const rows = await selectRows<WebhookEndpointRow>(
+      this.dataSource,
+      `UPDATE webhook_endpoints
+          SET previous_secret_encrypted = secret_encrypted,
+              previous_secret_expires_at = now() + interval '${ROTATION_OVERLAP}',
+              secret_encrypted = $3, updated_at = now()
+        WHERE id = $1 AND enterprise_id = $2
+      RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, enterpriseId, this.cipher.encrypt(secret)],
+    );
+    return { ...presentWebhookEndpoint(this.only(rows, id)), secret };
+  }
+
+  /**
+   * Delivers again from a feed cursor of this enterprise: the stream moves there, its failures are
+   * forgotten, and the entries sent again carry new webhook ids (a replay is a new delivery).
+   */
+  async replay(enterpriseId: string, id: string, body: unknown): Promise<WebhookEndpointRecord> {
+    const endpoint = await this.own(enterpriseId, id);
+    const { cursor } = bodyObject(body);
+    if (cursor === undefined || cursor === null || cursor === '') {
+      throw new FormValidationException({ cursor: [WebhookInputMessages.cursorRequired] });
+    }
+    const position = typeof cursor === 'string' ? this.position(cursor, enterpriseId, endpoint.types) : undefined;
+    if (!position) throw new FormValidationException({ cursor: [WebhookInputMessages.cursorInvalid] });
+    const rows = await selectRows<WebhookEndpointRow>(
+      this.dataSource,
+      `UPDATE webhook_endpoints
+          SET cursor_xid = $3::bigint, cursor_seq = $4::bigint, generation = generation + 1,
+              failures = 0, failing_since = NULL, next_attempt_at = NULL, updated_at = now()
+        WHERE id = $1 AND enterprise_id = $2
+      RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, enterpriseId, position.xid.toString(), position.seq.toString()],
+    );
+    return presentWebhookEndpoint(this.only(rows, id));
+  }
+
+  /**
+   * The position of a feed cursor of this enterprise: one of the feed read with the endpoint's
+   * types, or with every type (as `GET /changes/cursor` gives). Positions are shared by every
+   * type, so either is a place to deliver again from.
+   */
+  private position(cursor: string, enterpriseId: string, types: readonly string[]): ChangePosition | undefined {
+    for (const candidate of [typesOf(types), [...CHANGE_TYPES]]) {
+      try {
+        return this.cursors.decode(cursor, enterpriseId, candidate);
+      } catch (error) {
+        if (!(error instanceof InvalidCursorError || error instanceof UnknownCursorKeyError)) throw error;
+      }
+    }
+    return undefined;
+  }
+
+  /** The endpoint's attempts of the last 7 days, newest first, a page at a time. */
+  async deliveries(enterpriseId: string, id: string, page: number): Promise<Page<WebhookDeliveryRecord>> {
+    await this.own(enterpriseId, id);
+    const { offset } = pageRequest(page);
+    const recent = `endpoint_id = $1 AND created_at >= now() - interval '${DELIVERIES_KEPT}'`;
+    const [count] = await selectRows<{ total: number }>(
+      this.dataSource,
+      `SELECT count(*)::int AS total FROM webhook_deliveries WHERE ${recent}`,
+      [id],
+    );
+    const rows = await selectRows<WebhookDeliveryRow>(
+      this.dataSource,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${recent}
+        ORDER BY ${NEWEST_FIRST} LIMIT $2 OFFSET $3`,
+      [id, PAGE_SIZE, offset],
+    );
+    return { records: rows.map(presentWebhookDelivery), total: count?.total ?? 0 };
+  }
+
+  /** The endpoint if it is the enterprise's: 404 when there is none, 403 when it is another's. */
+  private async own(enterpriseId: string, id: string): Promise<WebhookEndpointRow & { enterprise_id: string }> {
+    const [row] = await selectRows<WebhookEndpointRow & { enterprise_id: string }>(
+      this.dataSource,
+      `SELECT enterprise_id, ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1`,
+      [id],
+    );
+    if (!row) throw new RecordNotFoundException(WEBHOOK_ENDPOINT_MODEL, id);
+    if (row.enterprise_id !== enterpriseId) throw new ForbiddenException({ message: ErrorMessages.forbidden });
+    return row;
+  }
+
+  private only(result: unknown, id: string): WebhookEndpointRow {
+    const rows = (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as WebhookEndpointRow[];
+    const [row] = rows;
+    // Deleted between the check and the write.
+    if (!row) throw new RecordNotFoundException(WEBHOOK_ENDPOINT_MODEL, id);
+    return row;
+  }
+
+  /** The body's fields, or 422; a url is refused when its host resolves to an internal address. */
+  private async validated(body: unknown, mode: 'create' | 'update'): Promise<EndpointChanges> {
+    const allowPrivate = this.config.webhooks.allowPrivateUrls;
+    const { changes, errors } = readEndpointInput(body, mode, allowPrivate);
+    // With private addresses allowed, whatever the name resolves to is allowed: nothing to check.
+    if (!allowPrivate && changes.url !== undefined && errors.url === undefined) {
+      try {
+        await allowedAddresses(new URL(changes.url).hostname, allowPrivate, (host) => this.resolver.resolve(host));
+      } catch (error) {
+        errors.url = [
+          error instanceof RefusedAddressError ? WebhookInputMessages.urlPrivate : WebhookInputMessages.urlUnresolved,
+        ];
+      }
+    }
+    if (Object.keys(errors).length > 0) throw new FormValidationException(errors);
+    return changes;
+  }
+}

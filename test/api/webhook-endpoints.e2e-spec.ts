@@ -1,0 +1,349 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { metricsOf } from '../../src/app.factory.js';
+import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
+import { WebhookResolver } from '../../src/webhook-endpoints/webhook-resolver.js';
+import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { runCliProcess } from '../helpers/run-cli.js';
+import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+/**
+ * Managing webhook endpoints (v2), with private addresses refused as in production: the shapes,
+ * 403/404, the 422 validation shape, and the address check when saving and when connecting.
+ */
+describe('webhook endpoints (management, private addresses refused)', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let headers: Record<string, string>;
+  let outsiderHeaders: Record<string, string>;
+  /** Public addresses for the names the tests use, until a test rebinds one. */
+  const dns = new Map<string, string>([['hooks.example.test', '93.184.216.34']]);
+
+  beforeAll(async () => {
+    t = await createTestApp({ METRICS_PORT: '9999' });
+    t.app.get(WebhookResolver).use((host) => {
+      const address = dns.get(host);
+      if (!address) {
+        return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+      }
+      return Promise.resolve([{ address, family: address.includes(':') ? 6 : 4 }]);
+    });
+    const fixture = tenantDocument();
+    tenant = fixture.tenant;
+    await importFixture(t, fixture.doc);
+    headers = apiHeaders('v2', await loginToken(t.app, tenant.user.email, tenant.user.password), tenant.enterpriseId);
+    outsiderHeaders = apiHeaders(
+      'v2',
+      await loginToken(t.app, tenant.outsider.email, tenant.outsider.password),
+      tenant.otherEnterpriseId,
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const create = (payload: unknown, as = headers) =>
+    t.app.inject({ method: 'POST', url: '/api/v2/webhook-endpoints', headers: as, payload: payload as object });
+
+  it('creates an endpoint and shows its secret once', async () => {
+    const res = await create({ url: 'https://hooks.example.test/in', types: ['person', 'lead'], description: 'CRM' });
+    expect(res.statusCode).toBe(201);
+    const { data } = res.json<{ data: Record<string, unknown> }>();
+    expect(Object.keys(data)).toEqual([
+      'id',
+      'url',
+      'types',
+      'description',
+      'enabled',
+      'disabled_reason',
+      'created_at',
+      'updated_at',
+      'secret',
+    ]);
+    expect(data).toMatchObject({
+      url: 'https://hooks.example.test/in',
+      types: ['person', 'lead'],
+      description: 'CRM',
+      enabled: true,
+      disabled_reason: null,
+    });
+    expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(String(data.secret).slice(6), 'base64')).toHaveLength(32);
+    const [stored] = await t.dataSource.query<{ secret_encrypted: string }[]>(
+      `SELECT secret_encrypted FROM webhook_endpoints WHERE id = $1`,
+      [data.id],
+    );
+    expect(stored?.secret_encrypted).toMatch(/^enc:v1:/);
+    expect(stored?.secret_encrypted).not.toContain(String(data.secret).slice(6));
+    expect(t.cipher.decrypt(stored?.secret_encrypted ?? '')).toBe(data.secret);
+
+    const one = await t.app.inject({ method: 'GET', url: `/api/v2/webhook-endpoints/${String(data.id)}`, headers });
+    expect(one.statusCode).toBe(200);
+    expect(one.json<{ data: Record<string, unknown> }>().data).toEqual({ ...data, secret: undefined });
+    expect(Object.keys(one.json<{ data: object }>().data)).not.toContain('secret');
+  });
+
+  it('lists endpoints a page at a time, newest first, with every type as an empty list', async () => {
+    const made = await create({ url: 'https://hooks.example.test/all' });
+    expect(made.json<{ data: { types: string[] } }>().data.types).toEqual([]);
+    const res = await t.app.inject({ method: 'GET', url: '/api/v2/webhook-endpoints', headers });
+    expect(res.statusCode).toBe(200);
+    const page = res.json<{ data: { url: string; secret?: string }[]; meta: { total: number; per_page: number } }>();
+    expect(page.data[0]?.url).toBe('https://hooks.example.test/all');
+    expect(page.data.every((e) => e.secret === undefined)).toBe(true);
+    expect(page.meta).toMatchObject({ total: page.data.length, per_page: 100 });
+  });
+
+  it('updates, disables and deletes an endpoint', async () => {
+    const id = (await create({ url: 'https://hooks.example.test/a' })).json<{ data: { id: string } }>().data.id;
+    const url = `/api/v2/webhook-endpoints/${id}`;
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url,
+      headers,
+      payload: { URL: 'https://hooks.example.test/b', types: ['quote'], enabled: false, description: null },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json<{ data: object }>().data).toMatchObject({
+      url: 'https://hooks.example.test/b',
+      types: ['quote'],
+      enabled: false,
+      description: null,
+    });
+    const removed = await t.app.inject({ method: 'DELETE', url, headers });
+    expect(removed.statusCode).toBe(204);
+    expect(removed.body).toBe('');
+    expect((await t.app.inject({ method: 'GET', url, headers })).statusCode).toBe(404);
+  });
+
+  it('answers 403 for an endpoint of another enterprise and 404 for an unknown or malformed id', async () => {
+    const theirs = (await create({ url: 'https://hooks.example.test/theirs' }, outsiderHeaders)).json<{
+      data: { id: string };
+    }>().data.id;
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['POST', '/rotate-secret'],
+      ['GET', '/deliveries'],
+      ['POST', '/replay'],
+    ] as const) {
+      const payload = method === 'GET' || method === 'DELETE' ? undefined : {};
+      const foreign = await t.app.inject({
+        method,
+        url: `/api/v2/webhook-endpoints/${theirs}${suffix}`,
+        headers,
+        payload,
+      });
+      expect([method, suffix, foreign.statusCode, foreign.json()]).toEqual([
+        method,
+        suffix,
+        403,
+        { message: 'Forbidden.' },
+      ]);
+      const unknown = randomUUID();
+      const missing = await t.app.inject({
+        method,
+        url: `/api/v2/webhook-endpoints/${unknown}${suffix}`,
+        headers,
+        payload,
+      });
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toEqual({ message: `No query results for model [WebhookEndpoint] ${unknown}` });
+      const malformed = await t.app.inject({
+        method,
+        url: `/api/v2/webhook-endpoints/nope${suffix}`,
+        headers,
+        payload,
+      });
+      expect(malformed.statusCode).toBe(404);
+    }
+    const [row] = await t.dataSource.query<{ url: string }[]>(`SELECT url FROM webhook_endpoints WHERE id = $1`, [
+      theirs,
+    ]);
+    expect(row?.url).toBe('https://hooks.example.test/theirs');
+  });
+
+  it('is not a v1 route', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/webhook-endpoints',
+      headers: apiHeaders('v1', '', ''),
+    });
+    expect(res.statusCode).toBe(404);
+  });
+
+  it.each([
+    ['no url', {}, { url: ['The url field is required.'] }],
+    ['a url that is not a string', { url: 42 }, { url: ['The url field must be a string.'] }],
+    ['a url that is not a URL', { url: 'not a url' }, { url: ['The url field must be a valid URL.'] }],
+    ['an http url', { url: 'http://hooks.example.test/in' }, { url: ['The url field must be an https URL.'] }],
+    ['an ftp url', { url: 'ftp://hooks.example.test/in' }, { url: ['The url field must be an https URL.'] }],
+    [
+      'a url with credentials',
+      { url: 'https://user:pw@hooks.example.test/in' },
+      { url: ['The url field must not contain a user name or password.'] },
+    ],
+    [
+      'a url over 2048 characters',
+      { url: `https://hooks.example.test/${'a'.repeat(2048)}` },
+      { url: ['The url field must not be greater than 2048 characters.'] },
+    ],
+    [
+      'a url whose host does not resolve',
+      { url: 'https://unknown.example.test/' },
+      { url: ['The url host could not be resolved.'] },
+    ],
+    [
+      'types that are not an array',
+      { url: 'https://hooks.example.test/', types: 'lead' },
+      {
+        types: [
+          'The types field must be an array of record types: person, organisation, application, quote, lead, user.',
+        ],
+      },
+    ],
+    [
+      'an unknown type',
+      { url: 'https://hooks.example.test/', types: ['lead', 'note'] },
+      {
+        types: [
+          'The types field must be an array of record types: person, organisation, application, quote, lead, user.',
+        ],
+      },
+    ],
+    [
+      'a description that is not a string',
+      { url: 'https://hooks.example.test/', description: 7 },
+      { description: ['The description field must be a string.'] },
+    ],
+    [
+      'a description over 1000 characters',
+      { url: 'https://hooks.example.test/', description: 'x'.repeat(1001) },
+      { description: ['The description field must not be greater than 1000 characters.'] },
+    ],
+  ])('refuses %s with 422 and the messages of each field', async (_label, payload, errors) => {
+    const res = await create(payload);
+    expect(res.statusCode).toBe(422);
+    const first = Object.values(errors)[0]?.[0];
+    expect(res.json()).toEqual({ message: first, errors });
+  });
+
+  it('refuses a bad PATCH with 422 and changes nothing', async () => {
+    const id = (await create({ url: 'https://hooks.example.test/p' })).json<{ data: { id: string } }>().data.id;
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v2/webhook-endpoints/${id}`,
+      headers,
+      payload: { enabled: 'yes', url: 'http://hooks.example.test/' },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({
+      message: 'The url field must be an https URL. (and 1 more error)',
+      errors: { url: ['The url field must be an https URL.'], enabled: ['The enabled field must be true or false.'] },
+    });
+  });
+
+  const PRIVATE = [
+    '127.0.0.1',
+    '127.9.9.9',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '[::1]',
+    '[::]',
+    '[fe80::1]',
+    '[fc00::1]',
+    '[fd12:3456::1]',
+    '[ff02::1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:10.0.0.1]',
+  ];
+
+  it.each(PRIVATE)('refuses to save a URL whose host is %s', async (host) => {
+    const res = await create({ url: `https://${host}/in` });
+    expect(res.statusCode).toBe(422);
+    expect(res.json<{ errors: object }>().errors).toEqual({
+      url: ['The url field must not point to a loopback, private, link-local, multicast or unspecified address.'],
+    });
+  });
+
+  it.each(PRIVATE.map((host) => host.replace(/^\[|\]$/g, '')))(
+    'refuses to save a URL whose name resolves to %s',
+    async (address) => {
+      dns.set('inside.example.test', address);
+      const res = await create({ url: 'https://inside.example.test/in' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json<{ errors: { url: string[] } }>().errors.url[0]).toMatch(/must not point to a loopback/);
+    },
+  );
+
+  it('refuses at connect time a name that resolves to a private address after it was saved', async () => {
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    try {
+      dns.set('rebind.example.test', '93.184.216.34');
+      const made = await create({ url: `https://rebind.example.test:${receiver.port}/in`, types: ['lead'] });
+      expect(made.statusCode).toBe(201);
+      const id = made.json<{ data: { id: string } }>().data.id;
+      dns.set('rebind.example.test', '127.0.0.1');
+      const worker = t.app.get(WebhookDeliveryWorker);
+      worker.start();
+      try {
+        const lead = await t.app.inject({
+          method: 'POST',
+          url: '/api/v2/leads',
+          headers,
+          payload: { title: 'Rebound', person_name: 'Rex' },
+        });
+        expect(lead.statusCode).toBe(201);
+        let attempts: { error: string | null; status_code: number | null }[] = [];
+        for (let i = 0; i < 100 && attempts.length === 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const res = await t.app.inject({ method: 'GET', url: `/api/v2/webhook-endpoints/${id}/deliveries`, headers });
+          attempts = res.json<{ data: typeof attempts }>().data;
+        }
+        expect(attempts[0]).toMatchObject({ status_code: null });
+        expect(attempts[0]?.error).toMatch(/rebind\.example\.test resolves to an address webhooks may not be sent to/);
+        expect(receiver.received).toHaveLength(0);
+        const metrics = await metricsOf(t.app)?.registry.metrics();
+        expect(metrics).toMatch(/finance_intake_outbound_webhook_deliveries_total\{outcome="refused_address"\} [1-9]/);
+        expect(metrics).toMatch(
+          /finance_intake_outbound_webhook_oldest_undelivered_seconds\{endpoint="[0-9a-f-]{36}"\}/,
+        );
+        expect(metrics).toContain('finance_intake_outbound_webhook_attempt_duration_seconds_bucket');
+        expect(metrics).toContain('finance_intake_outbound_webhook_delivery_latency_seconds_bucket');
+      } finally {
+        await worker.stop();
+      }
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('lists endpoints for operators with webhook:list, with the lag of each', async () => {
+    await create({ url: 'https://hooks.example.test/listed' });
+    await create({ url: 'https://hooks.example.test/theirs-listed' }, outsiderHeaders);
+    const env = { DATABASE_URL: t.database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY };
+    const mine = await runCliProcess(['webhook:list', '--enterprise', tenant.enterpriseId], env);
+    expect(mine.code).toBe(0);
+    const [header, ...lines] = mine.stdout.trimEnd().split('\n');
+    expect(header).toBe('id\tenterprise\turl\tenabled\tlag');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(line).toMatch(/^[0-9a-f-]{36}\t[0-9a-f-]{36}\thttps:\/\/\S+\t(yes|no)\t\d+s$/);
+      expect(line.split('\t')[1]).toBe(tenant.enterpriseId);
+    }
+    const all = await runCliProcess(['webhook:list'], env);
+    expect(all.stdout).toContain(tenant.otherEnterpriseId);
+    const none = await runCliProcess(['webhook:list', '--enterprise', randomUUID()], env);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/No enterprise with the id/);
+  });
+});
