@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { chromiumInstalled } from './test/helpers/chromium.mjs';
 
 /** @type {import('jest').Config} */
@@ -24,4 +25,8 @@ export default {
   globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.mjs',
   testTimeout: 60000,
+  // Jest's default (one worker fewer than the cores) is one worker on a two-core machine, and one
+  // worker runs every file in band, leaving the second core to spawned processes alone. Two
+  // workers keep both cores busy; each gets its own embedded server (global setup).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
 };

@@ -2,8 +2,17 @@ import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 
+/** The streams of one invocation: the process's own, or a test's when it runs the CLI in-process. */
+export interface CliIo {
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
 export interface OutputContext {
+  /** One line to standard output. */
   readonly out: (line: string) => void;
+  readonly io: CliIo;
 }
 
 /** What a command that needs no database gets: the output and the environment to read. */

@@ -5,15 +5,15 @@ import { verifyKeyCheck } from '../crypto/key-check.js';
 import { resolveDatabase } from '../database/database-target.js';
 import { runMigrations } from '../database/migration-runner.js';
 import { openDataSource } from '../data-source.js';
-import { CliUsageError, type CliArguments, type CliCommand } from './cli-command.js';
+import { CliUsageError, type CliArguments, type CliCommand, type CliIo } from './cli-command.js';
 import { commandUsage, helpText } from './cli-help.js';
 
-function parseCommandArguments(command: CliCommand, argv: string[]): CliArguments {
+function parseCommandArguments(command: CliCommand, argv: readonly string[]): CliArguments {
   const options = Object.fromEntries(
     (command.options ?? []).map((o) => [o.name, { type: o.flag ? ('boolean' as const) : ('string' as const) }]),
   );
   try {
-    const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
     const values: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(parsed.values))
       values[name] = typeof value === 'string' ? value : value === true ? 'true' : undefined;
@@ -25,13 +25,16 @@ function parseCommandArguments(command: CliCommand, argv: string[]): CliArgument
   }
 }
 
-/** Runs one CLI invocation; `out` receives what the operator reads; operator mistakes throw. */
+/** Runs one CLI invocation on the given streams and environment; operator mistakes throw. */
 export async function runCli(
-  argv: string[],
+  argv: readonly string[],
   commands: readonly CliCommand[],
-  out: (line: string) => void,
-  env: NodeJS.ProcessEnv = process.env,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
 ): Promise<void> {
+  const out = (line: string): void => {
+    io.stdout.write(`${line}\n`);
+  };
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     out(helpText(commands));
@@ -45,7 +48,7 @@ export async function runCli(
   }
   const args = parseCommandArguments(command, rest);
   if (!command.needsDatabase) {
-    await command.run({ out, env }, args);
+    await command.run({ out, io, env }, args);
     return;
   }
   const config = loadConfig(env);
@@ -57,7 +60,7 @@ export async function runCli(
       const appliedMigrations = await runMigrations(dataSource);
       const cipher = new FieldCipher(config.encryptionKeys);
       if (command.checksKey !== false) await verifyKeyCheck(dataSource, cipher);
-      await command.run({ config, dataSource, cipher, appliedMigrations, out }, args);
+      await command.run({ config, dataSource, cipher, appliedMigrations, out, io }, args);
     } finally {
       await dataSource.destroy();
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
 
@@ -140,9 +140,9 @@ describe('bearer authentication and the enterprise header', () => {
     await importFixture(t, fixture.doc);
     const first = await loginToken(t.app, fixture.tenant.user.email, fixture.tenant.user.password);
     const second = await loginToken(t.app, fixture.tenant.user.email, fixture.tenant.user.password);
-    const run = await runCliProcess(
+    const run = await runCli(
       ['user:password', '--email', fixture.tenant.user.email, '--password', 'a-brand-new-password'],
-      { DATABASE_URL: t.database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY },
+      { env: { DATABASE_URL: t.database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY } },
     );
     expect(run.code).toBe(0);
     for (const old of [first, second]) {

@@ -8,7 +8,7 @@ import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { parseAppKey } from '../../src/config/app-key.js';
 import { openDataSource } from '../../src/data-source.js';
 import { selectRows } from '../../src/database/sql.js';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli, runCliProcess } from '../helpers/run-cli.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -18,7 +18,8 @@ describe('CLI', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
   let env: Record<string, string>;
-  const cli = (args: string[], stdin?: string) => runCliProcess(args, env, stdin);
+  /** In-process: the command's code on this test's database, as the binary runs it. */
+  const cli = (args: string[]) => runCli(args, { env });
 
   beforeAll(async () => {
     database = await acquireTestDatabase();
@@ -48,11 +49,11 @@ describe('CLI', () => {
     }
   });
 
-  it('rejects an unknown command and an unknown option with exit status 1', async () => {
-    const unknown = await cli(['frobnicate']);
+  it('rejects an unknown command and an unknown option with exit status 1 (the binary)', async () => {
+    const unknown = await runCliProcess(['frobnicate'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Unknown command "frobnicate"');
-    const badOption = await cli(['enterprise:create', '--nmae', 'x']);
+    const badOption = await runCliProcess(['enterprise:create', '--nmae', 'x'], env);
     expect(badOption.code).toBe(1);
     expect(badOption.stderr).toContain("Unknown option '--nmae'");
   });
@@ -63,14 +64,14 @@ describe('CLI', () => {
   });
 
   it('refuses to run against DATABASE_URL without APP_KEY, in one line', async () => {
-    const run = await runCliProcess(['migrate'], { DATABASE_URL: database.url });
+    const run = await runCli(['migrate'], { env: { DATABASE_URL: database.url } });
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('APP_KEY is required when DATABASE_URL is set');
   });
 
   it('key:generate prints a valid APP_KEY without touching any database', async () => {
-    const run = await runCliProcess(['key:generate'], {});
+    const run = await runCli(['key:generate']);
     expect(run.code).toBe(0);
     expect(parseAppKey(run.stdout.trim())?.length).toBe(32);
   });
@@ -141,7 +142,8 @@ describe('CLI', () => {
       `INSERT INTO access_tokens (user_id, token_sha256) VALUES ($1, repeat('a', 64)), ($1, repeat('b', 64))`,
       [userId],
     );
-    const run = await cli(['user:password', '--email', 'bob@example.com'], 'second password\n');
+    // The binary reading the password from its standard input.
+    const run = await runCliProcess(['user:password', '--email', 'bob@example.com'], env, 'second password\n');
     expect(run.code).toBe(0);
     const tokens = await selectRows<{ n: string }>(
       dataSource,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { apiHeaders, importFixture, loginToken } from '../helpers/fixtures.js';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
 import { FIXTURE_SECTIONS, twoTenants } from '../helpers/two-tenants.js';
 
@@ -87,7 +87,7 @@ describe('export (issue 17)', () => {
     expect(Object.keys(before).length).toBeGreaterThan(50);
 
     const file = join(dir, 'round-trip.json');
-    const exported = await runCliProcess(['export', '--output', file, '--include-secrets'], cliEnv(source));
+    const exported = await runCli(['export', '--output', file, '--include-secrets'], { env: cliEnv(source) });
     expect(exported.stderr).toBe('');
     expect(exported.code).toBe(0);
     expect(exported.stdout).toContain('people: 3');
@@ -96,7 +96,7 @@ describe('export (issue 17)', () => {
 
     const target = await createTestApp();
     apps.push(target);
-    const imported = await runCliProcess(['import', file], cliEnv(target));
+    const imported = await runCli(['import', file], { env: cliEnv(target) });
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
     expect(imported.stdout).toContain('people: 3 (3 created, 0 updated, 0 unchanged)');
@@ -105,9 +105,9 @@ describe('export (issue 17)', () => {
 
     // The provider B key came across too, and a second export of the copy is the same file.
     const again = join(dir, 'round-trip-again.json');
-    expect((await runCliProcess(['export', '--output', again, '--include-secrets'], cliEnv(target))).code).toBe(0);
+    expect((await runCli(['export', '--output', again, '--include-secrets'], { env: cliEnv(target) })).code).toBe(0);
     expect(readFileSync(again, 'utf8')).toBe(readFileSync(file, 'utf8'));
-    const reimport = await runCliProcess(['import', again], cliEnv(target));
+    const reimport = await runCli(['import', again], { env: cliEnv(target) });
     for (const line of reimport.stdout.split('\n').filter((l) => l.includes('created'))) {
       expect(line).toMatch(/\(0 created, 0 updated, \d+ unchanged\)/);
     }
@@ -120,7 +120,7 @@ describe('export (issue 17)', () => {
     await importFixture(t, doc);
 
     const file = join(dir, 'own.json.gz');
-    const run = await runCliProcess(['export', '--enterprise', own.enterpriseId, '--output', file], cliEnv(t));
+    const run = await runCli(['export', '--enterprise', own.enterpriseId, '--output', file], { env: cliEnv(t) });
     expect(run.code).toBe(0);
     const content = JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as ExportFile;
     expect(content.enterprises?.map((e) => e.id)).toEqual([own.enterpriseId]);
@@ -131,7 +131,7 @@ describe('export (issue 17)', () => {
     expect(JSON.stringify(content)).not.toContain(own.user.password);
     expect(JSON.stringify(content)).not.toContain(foreign.enterpriseId);
 
-    const secrets = await runCliProcess(['export', '--enterprise', own.enterpriseId, '--include-secrets'], cliEnv(t));
+    const secrets = await runCli(['export', '--enterprise', own.enterpriseId, '--include-secrets'], { env: cliEnv(t) });
     expect(secrets.code).toBe(0);
     // Without --output the file goes to standard output and the summary to standard error.
     const streamed = JSON.parse(secrets.stdout) as ExportFile;
@@ -141,12 +141,12 @@ describe('export (issue 17)', () => {
     // An export without secrets imported over the same database keeps the stored key.
     const plain = join(dir, 'plain.json');
     writeFileSync(plain, gunzipSync(readFileSync(file)));
-    const reimport = await runCliProcess(['import', plain], cliEnv(t));
+    const reimport = await runCli(['import', plain], { env: cliEnv(t) });
     expect(reimport.stdout).toContain('enterprises: 1 (0 created, 0 updated, 1 unchanged)');
-    const check = await runCliProcess(['export', '--enterprise', own.enterpriseId, '--include-secrets'], cliEnv(t));
+    const check = await runCli(['export', '--enterprise', own.enterpriseId, '--include-secrets'], { env: cliEnv(t) });
     expect((JSON.parse(check.stdout) as ExportFile).enterprises?.[0]?.signprovider_b_key).toBe('own-provider-b-key');
 
-    const bad = await runCliProcess(['export', '--enterprise', 'nope'], cliEnv(t));
+    const bad = await runCli(['export', '--enterprise', 'nope'], { env: cliEnv(t) });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--enterprise must be an enterprise id');
   });

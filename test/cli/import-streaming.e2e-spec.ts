@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { importDocument } from '../../src/cli/import/importer.js';
 import { selectRows } from '../../src/database/sql.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli, runCliProcess } from '../helpers/run-cli.js';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/src/cli/main.js');
@@ -172,7 +172,7 @@ describe('streaming import (issue 17)', () => {
 
     const file = join(dir, 'many-problems.json');
     writeFileSync(file, JSON.stringify({ leads }));
-    const run = await runCliProcess(['import', file], env());
+    const run = await runCli(['import', file], { env: env() });
     expect(run.code).toBe(1);
     expect(run.stderr.split('\n').filter((line) => line.startsWith('leads['))).toHaveLength(1000);
     expect(run.stderr).toContain(
@@ -251,7 +251,7 @@ describe('streaming import (issue 17)', () => {
         yield '\n]}\n';
       })(),
     );
-    const run = await runCliProcess(['import', file], env());
+    const run = await runCli(['import', file], { env: env() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`people[${count - 1}].enterprise_id: no enterprise has the id ${missing}`);
     expect(run.stderr).toContain('1 problem(s); nothing was written.');
@@ -261,7 +261,7 @@ describe('streaming import (issue 17)', () => {
     const people = Array.from({ length: 2000 }, (_, i) => person(tenant.enterpriseId, i));
     people[1999] = { ...people[1999], birthday: '1985-13-40' };
     writeFileSync(badField, gzipSync(JSON.stringify({ people })));
-    const gzRun = await runCliProcess(['import', badField], env());
+    const gzRun = await runCli(['import', badField], { env: env() });
     expect(gzRun.code).toBe(1);
     expect(gzRun.stderr).toContain('people[1999].birthday: must be a date (YYYY-MM-DD)');
     expect(await tableCounts()).toEqual(before);
@@ -271,14 +271,14 @@ describe('streaming import (issue 17)', () => {
     const { doc } = tenantDocument();
     const file = join(dir, 'tenant.json.gz');
     writeFileSync(file, gzipSync(JSON.stringify(doc)));
-    const run = await runCliProcess(['import', file], env());
+    const run = await runCli(['import', file], { env: env() });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('users: 2 (2 created, 0 updated, 0 unchanged)');
 
     const fake = join(dir, 'plain.json.gz');
     writeFileSync(fake, JSON.stringify(doc));
-    const bad = await runCliProcess(['import', fake], env());
+    const bad = await runCli(['import', fake], { env: env() });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(`${fake}: is not a valid gzip file`);
   });
@@ -293,6 +293,7 @@ describe('streaming import (issue 17)', () => {
     const size = await writeLines(file, leadsFile(tenant.enterpriseId, count, 100_000));
     const heapMiB = 96;
     expect(size).toBeGreaterThan(heapMiB * 1024 * 1024);
+    // A process of its own: its heap limit is what the test is about.
     const run = await runCliProcess(['import', file, '--progress-interval', '0.05'], {
       ...env(),
       NODE_OPTIONS: `--max-old-space-size=${heapMiB}`,

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -66,7 +66,7 @@ describe('import summary counts nested-only changes (issue 13)', () => {
   const importFile = async (name: string, doc: unknown) => {
     const file = join(dir, name);
     writeFileSync(file, JSON.stringify(doc));
-    const run = await runCliProcess(['import', file], env());
+    const run = await runCli(['import', file], { env: env() });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     return run.stdout;
   };

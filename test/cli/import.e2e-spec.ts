@@ -10,7 +10,7 @@ import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { parseAppKey } from '../../src/config/app-key.js';
 import { openDataSource } from '../../src/data-source.js';
 import { selectRows } from '../../src/database/sql.js';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -434,7 +434,7 @@ describe('import (import-format.md)', () => {
     it('prints a count per resource and exits 0', async () => {
       const file = join(dir, 'good.json');
       writeFileSync(file, JSON.stringify(fullDocument().doc));
-      const run = await runCliProcess(['import', file], env());
+      const run = await runCli(['import', file], { env: env() });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('people: 1 (1 created, 0 updated, 0 unchanged)');
@@ -446,7 +446,7 @@ describe('import (import-format.md)', () => {
       const { doc } = fullDocument();
       (doc.people ?? [])[0] = { ...(doc.people ?? [])[0], emails: [{ id: randomUUID(), address: 'nope' }] };
       writeFileSync(file, JSON.stringify(doc));
-      const run = await runCliProcess(['import', file], env());
+      const run = await runCli(['import', file], { env: env() });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('people[0].emails[0].address: must be a valid email address');
       expect(run.stderr).toContain('nothing was written');
@@ -455,10 +455,10 @@ describe('import (import-format.md)', () => {
     it('rejects a file that is not JSON, or is missing', async () => {
       const file = join(dir, 'broken.json');
       writeFileSync(file, '{"people": [');
-      const broken = await runCliProcess(['import', file], env());
+      const broken = await runCli(['import', file], { env: env() });
       expect(broken.code).toBe(1);
       expect(broken.stderr).toContain(`${file}: is not valid JSON`);
-      const missing = await runCliProcess(['import', join(dir, 'absent.json')], env());
+      const missing = await runCli(['import', join(dir, 'absent.json')], { env: env() });
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('absent.json: no such file');
     });

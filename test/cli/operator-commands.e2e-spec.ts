@@ -11,7 +11,7 @@ import { generateAppKey, parseAppKey } from '../../src/config/app-key.js';
 import { openDataSource } from '../../src/data-source.js';
 import { MIGRATIONS } from '../../src/database/migrations.js';
 import { selectRows } from '../../src/database/sql.js';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -21,7 +21,7 @@ const keyOf = (text: string): Buffer => parseAppKey(text) ?? Buffer.alloc(0);
 /** Issue 13: honest `migrate` output, the lists, the key check and key rotation through the CLI. */
 describe('operator commands (issue 13)', () => {
   it('lists the new commands in --help', async () => {
-    const run = await runCliProcess(['--help'], {});
+    const run = await runCli(['--help']);
     expect(run.code).toBe(0);
     for (const usage of [
       'user:list [--enterprise <value>]',
@@ -36,13 +36,13 @@ describe('operator commands (issue 13)', () => {
 
   it('refuses backup and restore with DATABASE_URL, and a backup of a DATA_DIR that holds no database', async () => {
     const url = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', APP_KEY: TEST_APP_KEY };
-    const backup = await runCliProcess(['backup', '--output', join(tmpdir(), 'never.tar.gz')], url);
+    const backup = await runCli(['backup', '--output', join(tmpdir(), 'never.tar.gz')], { env: url });
     expect(backup.code).toBe(1);
     expect(backup.stderr).toContain('backup is for the embedded database; with DATABASE_URL use');
-    const restore = await runCliProcess(['restore', '--input', join(tmpdir(), 'never.tar.gz')], url);
+    const restore = await runCli(['restore', '--input', join(tmpdir(), 'never.tar.gz')], { env: url });
     expect(restore.code).toBe(1);
     const empty = mkdtempSync(join(tmpdir(), 'finance-intake-empty-'));
-    const none = await runCliProcess(['backup', '--output', join(empty, 'b.tar.gz')], { DATA_DIR: empty });
+    const none = await runCli(['backup', '--output', join(empty, 'b.tar.gz')], { env: { DATA_DIR: empty } });
     expect(none).toMatchObject({
       code: 1,
       stdout: '',
@@ -61,17 +61,17 @@ describe('operator commands (issue 13)', () => {
 
     it('names the migrations it applied on a fresh database, then says there is nothing to migrate', async () => {
       const env = { DATABASE_URL: database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY };
-      const fresh = await runCliProcess(['migrate'], env);
+      const fresh = await runCli(['migrate'], { env });
       expect(fresh).toEqual({ code: 0, stderr: '', stdout: `Applied: ${MIGRATIONS.map((m) => m.name).join(', ')}\n` });
-      const again = await runCliProcess(['migrate'], env);
+      const again = await runCli(['migrate'], { env });
       expect(again).toEqual({ code: 0, stderr: '', stdout: 'Nothing to migrate.\n' });
     });
 
     it('does the same on a fresh embedded DATA_DIR', async () => {
       const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'finance-intake-migrate-')) };
-      const fresh = await runCliProcess(['migrate'], env);
+      const fresh = await runCli(['migrate'], { env });
       expect(fresh).toEqual({ code: 0, stderr: '', stdout: `Applied: ${MIGRATIONS.map((m) => m.name).join(', ')}\n` });
-      expect(await runCliProcess(['migrate'], env)).toEqual({ code: 0, stderr: '', stdout: 'Nothing to migrate.\n' });
+      expect(await runCli(['migrate'], { env })).toEqual({ code: 0, stderr: '', stdout: 'Nothing to migrate.\n' });
     }, 240_000);
   });
 
@@ -129,7 +129,7 @@ describe('operator commands (issue 13)', () => {
           people,
         }),
       );
-      const run = await runCliProcess(['import', file], env);
+      const run = await runCli(['import', file], { env });
       expect(run).toMatchObject({ code: 0, stderr: '' });
     });
     afterAll(async () => {
@@ -138,7 +138,7 @@ describe('operator commands (issue 13)', () => {
     });
 
     it('enterprise:list shows every enterprise, oldest first', async () => {
-      const run = await runCliProcess(['enterprise:list'], env);
+      const run = await runCli(['enterprise:list'], { env });
       expect(run).toEqual({
         code: 0,
         stderr: '',
@@ -153,7 +153,7 @@ describe('operator commands (issue 13)', () => {
 
     it("user:list shows every user, or one enterprise's members", async () => {
       const [first, second] = [ids.acme, ids.other].sort();
-      const all = await runCliProcess(['user:list'], env);
+      const all = await runCli(['user:list'], { env });
       expect(all).toEqual({
         code: 0,
         stderr: '',
@@ -164,22 +164,24 @@ describe('operator commands (issue 13)', () => {
           '',
         ].join('\n'),
       });
-      const acme = await runCliProcess(['user:list', '--enterprise', ids.acme], env);
+      const acme = await runCli(['user:list', '--enterprise', ids.acme], { env });
       expect(acme.stdout.split('\n').slice(1, -1)).toEqual([
         `${ids.ann}\tann@example.com\tAnn\tyes\t${first},${second}`,
       ]);
-      const unknown = await runCliProcess(['user:list', '--enterprise', randomUUID()], env);
+      const unknown = await runCli(['user:list', '--enterprise', randomUUID()], { env });
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('No enterprise with the id');
-      const malformed = await runCliProcess(['user:list', '--enterprise', 'acme'], env);
+      const malformed = await runCli(['user:list', '--enterprise', 'acme'], { env });
       expect(malformed.code).toBe(1);
       expect(malformed.stderr).toBe('--enterprise must be an enterprise id (a UUID).\n');
     });
 
     it('refuses a command that writes encrypted values with a key that does not read the data, in one line', async () => {
-      const run = await runCliProcess(['enterprise:signing-key', '--enterprise', ids.acme, '--key', 'x'], {
-        ...env,
-        APP_KEY: generateAppKey(),
+      const run = await runCli(['enterprise:signing-key', '--enterprise', ids.acme, '--key', 'x'], {
+        env: {
+          ...env,
+          APP_KEY: generateAppKey(),
+        },
       });
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
@@ -189,7 +191,9 @@ describe('operator commands (issue 13)', () => {
 
     it('rotates every encrypted value to the new key with progress, after which the old key is not needed', async () => {
       const newKey = generateAppKey();
-      const rotated = await runCliProcess(['key:rotate'], { ...env, APP_KEY: newKey, APP_PREVIOUS_KEYS: TEST_APP_KEY });
+      const rotated = await runCli(['key:rotate'], {
+        env: { ...env, APP_KEY: newKey, APP_PREVIOUS_KEYS: TEST_APP_KEY },
+      });
       expect(rotated.code).toBe(0);
       expect(rotated.stdout).toBe(
         'Re-encrypted with the current key: person first names 7, provider B keys 1, key check 1, webhook secrets 0, ' +
@@ -214,10 +218,10 @@ describe('operator commands (issue 13)', () => {
       expect(names.map((r) => cipher.decrypt(r.value)).sort()).toEqual(people.map((p) => p.first_name).sort());
 
       // The old key alone is refused now; the new key alone works.
-      const old = await runCliProcess(['key:rotate'], env);
+      const old = await runCli(['key:rotate'], { env });
       expect(old.code).toBe(1);
       expect(old.stderr).toContain(KEY_MISMATCH);
-      const alone = await runCliProcess(['key:rotate'], { ...env, APP_KEY: newKey });
+      const alone = await runCli(['key:rotate'], { env: { ...env, APP_KEY: newKey } });
       expect(alone.stdout).toContain(
         'person first names 0, provider B keys 0, key check 0, webhook secrets 0, previous webhook secrets 0.',
       );

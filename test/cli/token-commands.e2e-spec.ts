@@ -8,7 +8,7 @@ import { parseAppKey } from '../../src/config/app-key.js';
 import { openDataSource } from '../../src/data-source.js';
 import { selectRows } from '../../src/database/sql.js';
 import { importFixture, tenantDocument } from '../helpers/fixtures.js';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -21,7 +21,7 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
   let env: Record<string, string>;
   const { doc, tenant } = tenantDocument();
   const email = tenant.user.email;
-  const cli = (args: string[]) => runCliProcess(args, env);
+  const cli = (args: string[]) => runCli(args, { env });
   const works = async (token: string) => (await findTokenUser(dataSource, token)) !== undefined;
 
   beforeAll(async () => {

@@ -10,23 +10,37 @@ const LOCK_MODULE = resolve(import.meta.dirname, '../../dist/src/database/data-d
 
 interface Contender {
   readonly pid: number;
-  /** The first line it printed: `acquired` or `refused: <message>`. */
+  /** Resolves once it waits for the go file (a contender of a race). */
+  readonly ready: Promise<void>;
+  /** The first line it printed after that: `acquired` or `refused: <message>`. */
   readonly outcome: Promise<string>;
   readonly exited: Promise<number | null>;
+  /** Ends its standard input: a contender holding until told releases the lock then. */
+  release(): void;
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Another process that takes DATA_DIR as a CLI command would, holds it `holdMs`, then releases it. */
-function contender(
-  dataDir: string,
-  holdMs: number,
-  command = 'import',
-  exitWithoutRelease = false,
-  startAt = 0,
-): Contender {
+interface ContenderOptions {
+  readonly command?: string;
+  readonly exitWithoutRelease?: boolean;
+  /** Waits for this file to exist before taking the lock: contenders of a race all start at once. */
+  readonly goFile?: string;
+}
+
+/**
+ * Another process that takes DATA_DIR as a CLI command would, holds it `holdMs` (or, with
+ * `'until released'`, until its standard input ends), then releases it.
+ */
+function contender(dataDir: string, holdMs: number | 'until released', options: ContenderOptions = {}): Contender {
+  const { command = 'import', exitWithoutRelease = false, goFile } = options;
   const script = `
+    import { existsSync } from 'node:fs';
     import { acquireDataDirLock } from ${JSON.stringify(LOCK_MODULE)};
-    while (Date.now() < ${startAt}) {} // contenders of a race all start at this moment
+    const goFile = ${JSON.stringify(goFile ?? null)};
+    if (goFile !== null) {
+      console.log('ready');
+      while (!existsSync(goFile)) {} // the race starts the moment the file appears
+    }
     let lock;
     try {
       lock = acquireDataDirLock(${JSON.stringify(dataDir)}, { role: 'cli', command: ${JSON.stringify(command)} });
@@ -35,24 +49,45 @@ function contender(
       process.exit(1);
     }
     console.log('acquired');
-    setTimeout(() => {
+    const done = () => {
       if (${exitWithoutRelease}) process.exit(3);
       lock.release();
-    }, ${holdMs});
+      process.exit(0);
+    };
+    if (${JSON.stringify(holdMs)} === 'until released') {
+      process.stdin.resume();
+      process.stdin.on('end', done);
+    } else {
+      setTimeout(done, ${holdMs === 'until released' ? 0 : holdMs});
+    }
   `;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   let stdout = '';
+  const lines = (): string[] => stdout.split('\n').filter((line) => line !== 'ready');
+  let onReady = (): void => {};
+  const ready = new Promise<void>((done) => (onReady = done));
   const outcome = new Promise<string>((done) => {
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (stdout.includes('\n')) done(stdout.split('\n')[0] ?? '');
+      if (stdout.startsWith('ready\n')) onReady();
+      if (lines().length > 1) done(lines()[0] ?? '');
     });
-    child.once('exit', () => done(stdout.split('\n')[0] ?? ''));
+    child.once('exit', () => {
+      onReady();
+      done(lines()[0] ?? '');
+    });
   });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { pid: child.pid ?? 0, outcome, exited, kill: (signal) => child.kill(signal) };
+  return {
+    pid: child.pid ?? 0,
+    ready,
+    outcome,
+    exited,
+    release: () => child.stdin.end(),
+    kill: (signal) => child.kill(signal),
+  };
 }
 
 /** The pid of a process that has exited (and been reaped). */
@@ -108,7 +143,7 @@ describe('DATA_DIR lock (real processes)', () => {
 
   it('removes the lock when the holder exits without releasing it, and a killed holder leaves a lock the next one takes', async () => {
     const dataDir = newDataDir();
-    const exiting = contender(dataDir, 100, 'import', true);
+    const exiting = contender(dataDir, 100, { exitWithoutRelease: true });
     expect(await exiting.outcome).toBe('acquired');
     expect(await exiting.exited).toBe(3);
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
@@ -147,14 +182,18 @@ describe('DATA_DIR lock (real processes)', () => {
     for (let round = 0; round < 3; round++) {
       const dataDir = newDataDir();
       writeLock(dataDir, { pid: await deadPid() });
-      const startAt = Date.now() + 2_000;
-      const contenders = Array.from({ length: 8 }, () => contender(dataDir, 4_000, 'import', false, startAt));
+      const goFile = join(newDataDir(), 'go');
+      const contenders = Array.from({ length: 8 }, () => contender(dataDir, 'until released', { goFile }));
+      await Promise.all(contenders.map((c) => c.ready));
+      writeFileSync(goFile, '');
       const outcomes = await Promise.all(contenders.map((c) => c.outcome));
       expect(outcomes.filter((o) => o === 'acquired')).toHaveLength(1);
       const winner = contenders[outcomes.indexOf('acquired')];
       for (const outcome of outcomes.filter((o) => o !== 'acquired')) {
         expect(outcome).toContain(`in use by the CLI command "import" (pid ${winner?.pid})`);
       }
+      // The winner holds the lock until every other contender has been refused.
+      for (const c of contenders) c.release();
       await Promise.all(contenders.map((c) => c.exited));
       expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
       expect(existsSync(join(dataDir, `${LOCK_FILE}.takeover`))).toBe(false);

@@ -78,7 +78,7 @@ describe('embedded database shared safely (real processes)', () => {
   };
 
   it(
-    'refuses an import while the service holds DATA_DIR, writing nothing; the same import works once it stopped',
+    'refuses an import and a second service while the service holds DATA_DIR, writing nothing; the same import works once it stopped',
     async () => {
       const { cwd, dataDir } = workspace();
       const email = `new-${randomUUID().slice(0, 8)}@example.com`;
@@ -110,7 +110,20 @@ describe('embedded database shared safely (real processes)', () => {
       );
       expect(readFileSync(join(dataDir, LOCK_FILE), 'utf8')).toBe(lockBefore);
       expect(await demoUsers(service)).not.toContain(email);
+
+      // A second service on the same DATA_DIR is refused, naming the first, which keeps serving.
+      const second = await runServiceToExit({ DATA_DIR: dataDir });
+      expect(second.code).toBe(1);
+      expect(second.stdout).toBe('');
+      expect(serviceRefusal(second.stderr)).toBe(
+        `The embedded database in ${dataDir} is in use by the service (pid ${service.pid}, port ${service.port}): ` +
+          `stop it first (kill ${service.pid}), or give this service another DATA_DIR.`,
+      );
+      expect((await fetch(`${service.base}/health`)).status).toBe(200);
+      expect(await demoUsers(service)).toContain(DEMO.email);
+      expect(readLockRecord(dataDir).pid).toBe(service.pid);
       expect(await service.stop()).toBe(0);
+      expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
 
       // Nothing was written behind the service's back: a restart does not show it either.
       const restarted = await serve({ DATA_DIR: dataDir });
@@ -128,27 +141,6 @@ describe('embedded database shared safely (real processes)', () => {
       const again = await serve({ DATA_DIR: dataDir });
       expect(await demoUsers(again)).toContain(email);
       expect(await again.stop()).toBe(0);
-    },
-    PROCESS_TEST_TIMEOUT,
-  );
-
-  it(
-    'refuses a second service on the same DATA_DIR, naming the first, which keeps serving',
-    async () => {
-      const { dataDir } = workspace();
-      const first = await serve({ DATA_DIR: dataDir });
-      const second = await runServiceToExit({ DATA_DIR: dataDir });
-      expect(second.code).toBe(1);
-      expect(second.stdout).toBe('');
-      expect(serviceRefusal(second.stderr)).toBe(
-        `The embedded database in ${dataDir} is in use by the service (pid ${first.pid}, port ${first.port}): ` +
-          `stop it first (kill ${first.pid}), or give this service another DATA_DIR.`,
-      );
-      expect((await fetch(`${first.base}/health`)).status).toBe(200);
-      expect(await demoUsers(first)).toContain(DEMO.email);
-      expect(readLockRecord(dataDir).pid).toBe(first.pid);
-      expect(await first.stop()).toBe(0);
-      expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
     },
     PROCESS_TEST_TIMEOUT,
   );
@@ -178,7 +170,8 @@ describe('embedded database shared safely (real processes)', () => {
   );
 
   it(
-    'stops at start, in one line, when the key does not read the data (service and CLI), and writes nothing',
+    'stops at start, in one line, when the key does not read the data (service and CLI), writing nothing; ' +
+      'rotating the key following the operator guide, after which the old key is not needed and no longer reads the data',
     async () => {
       const { cwd, dataDir } = workspace();
       const wrongKey = generateAppKey();
@@ -196,17 +189,8 @@ describe('embedded database shared safely (real processes)', () => {
       expect(oneLine(cli.stderr)).toContain(KEY_MISMATCH);
       const listed = await runCliProcess(['enterprise:list'], { DATA_DIR: dataDir });
       expect(listed.stdout).not.toContain(id);
-      // With the right key (the generated one in DATA_DIR/app-key) it starts as before.
-      const right = await serve({ DATA_DIR: dataDir });
-      expect(await right.stop()).toBe(0);
-    },
-    PROCESS_TEST_TIMEOUT,
-  );
 
-  it(
-    'rotates the key following the operator guide, after which the old key is not needed and no longer reads the data',
-    async () => {
-      const { cwd, dataDir } = workspace();
+      // With the right key (the generated one in DATA_DIR/app-key) it starts as before.
       const oldKey = readFileSync(join(dataDir, 'app-key'), 'utf8').trim();
       const before = await serve({ DATA_DIR: dataDir });
       const headers = await v2Headers(before.base, DEMO.email, DEMO.password, DEMO_ENTERPRISE_ID);

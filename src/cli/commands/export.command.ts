@@ -21,7 +21,7 @@ export const exportCommand: CliCommand = {
     PROGRESS_INTERVAL_OPTION,
   ],
   needsDatabase: true,
-  async run({ dataSource, cipher, out }, args) {
+  async run({ dataSource, cipher, out, io }, args) {
     const enterpriseId = args.options.enterprise;
     if (enterpriseId !== undefined && !UUID.test(enterpriseId)) {
       throw new CliUsageError('--enterprise must be an enterprise id (a UUID).');
@@ -32,7 +32,7 @@ export const exportCommand: CliCommand = {
     const partial = output === undefined ? undefined : `${output}.partial`;
     const file = partial === undefined ? undefined : createWriteStream(partial);
     const compress = output?.endsWith('.gz') === true;
-    const sink: Writable = file === undefined ? process.stdout : compress ? createGzip() : file;
+    const sink: Writable = file === undefined ? (io.stdout as Writable) : compress ? createGzip() : file;
     if (compress && file !== undefined) sink.pipe(file);
     const exporter = new Exporter(dataSource, cipher, {
       enterpriseId: enterpriseId?.toLowerCase(),
@@ -40,7 +40,7 @@ export const exportCommand: CliCommand = {
     });
     const progress = new StderrProgress({
       verb: 'export',
-      stream: process.stderr,
+      stream: io.stderr,
       bytes: () => exporter.bytesWritten,
       intervalSeconds,
     });
@@ -52,11 +52,11 @@ export const exportCommand: CliCommand = {
         await rename(partial, output);
       } else {
         // The CLI exits right after the command: wait until standard output has taken every byte.
-        await new Promise<void>((done) => process.stdout.write('', () => done()));
+        await new Promise<void>((done) => io.stdout.write('', () => done()));
       }
       progress.finish();
       // With the file on standard output, the summary goes to standard error.
-      const say = output === undefined ? (line: string) => process.stderr.write(`${line}\n`) : out;
+      const say = output === undefined ? (line: string) => io.stderr.write(`${line}\n`) : out;
       say('Exported:');
       for (const [resource, count] of Object.entries(result.counts)) say(`  ${resource}: ${count}`);
     } catch (error) {

@@ -26,13 +26,13 @@ export const importCommand: CliCommand = {
   positionals: ['<file.json>'],
   options: [PROGRESS_INTERVAL_OPTION],
   needsDatabase: true,
-  async run({ dataSource, cipher, out }, args) {
+  async run({ dataSource, cipher, out, io }, args) {
     const [file] = args.positionals;
     if (!file) throw new CliUsageError('import needs a file: import <file.json>');
     const intervalSeconds = progressInterval(args);
     const outcome = await importFile(dataSource, cipher, file, {
       progress: (bytes, totalBytes) =>
-        new StderrProgress({ verb: 'import', stream: process.stderr, bytes, totalBytes, intervalSeconds }),
+        new StderrProgress({ verb: 'import', stream: io.stderr, bytes, totalBytes, intervalSeconds }),
     });
     if (!outcome.ok) throw new ImportRejected(outcome.problems, outcome.problemCount);
     out('Imported:');

@@ -32,10 +32,10 @@ export const keyRotateCommand: CliCommand = {
   summary:
     'Re-encrypt every encrypted value with the current APP_KEY (in batches, resumable); afterwards APP_PREVIOUS_KEYS can be emptied.',
   needsDatabase: true,
-  async run({ config, dataSource, cipher, out }) {
+  async run({ config, dataSource, cipher, out, io }) {
     // Progress goes to standard error, so standard output holds only the summary.
     const done = await rotateEncryptedValues(dataSource, cipher, (column, count, total) => {
-      process.stderr.write(`${LABELS[column.column]}: ${count}/${total}\n`);
+      io.stderr.write(`${LABELS[column.column]}: ${count}/${total}\n`);
     });
     const parts = [...done].map(([column, count]) => `${LABELS[column.column]} ${count}`);
     out(`Re-encrypted with the current key: ${parts.join(', ')}.`);

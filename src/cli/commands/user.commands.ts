@@ -14,13 +14,13 @@ export const userCreateCommand: CliCommand = {
     { name: 'enterprise', description: 'enterprise id to join' },
   ],
   needsDatabase: true,
-  async run({ dataSource, out }, args) {
+  async run({ dataSource, out, io }, args) {
     const accounts = new UserAccounts(dataSource);
     const email = requireOption(args, 'email');
     const id = await accounts.create({
       email,
       name: requireOption(args, 'name'),
-      password: await optionOrStdin(args.options.password, 'Password'),
+      password: await optionOrStdin(args.options.password, 'Password', io),
     });
     const enterprise = args.options.enterprise;
     if (enterprise !== undefined) await accounts.addMembership(email, enterprise);
@@ -33,9 +33,10 @@ export const userPasswordCommand: CliCommand = {
   summary: "Change a user's password; all of the user's tokens stop working.",
   options: [{ name: 'email', description: 'login email', required: true }, PASSWORD_OPTION],
   needsDatabase: true,
-  async run({ dataSource, out }, args) {
+  async run({ dataSource, out, io }, args) {
     const email = requireOption(args, 'email');
-    await new UserAccounts(dataSource).changePassword(email, await optionOrStdin(args.options.password, 'Password'));
+    const password = await optionOrStdin(args.options.password, 'Password', io);
+    await new UserAccounts(dataSource).changePassword(email, password);
     out('Password changed; existing tokens revoked.');
   },
 };
