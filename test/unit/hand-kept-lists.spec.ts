@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
+import { demoDocument } from '../../src/demo/demo-document.js';
 import { MIGRATIONS } from '../../src/database/migrations.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 
@@ -58,6 +59,15 @@ describe('the lists kept by hand in the documents name every resource', () => {
       ...missing('docs/import-format.md', 'Its keys are any of the sections', paths, (p) => new RegExp(`\`${p}\``)),
       ...missing('docs/import-format.md', 'Everything else (', readOnly),
     ]).toEqual([]);
+  });
+
+  it('the demo data, which has records of every resource', () => {
+    const demo = demoDocument();
+    expect(
+      paths
+        .filter((path) => (demo[path]?.length ?? 0) === 0)
+        .map((path) => `src/demo/demo-document.ts: give demoDocument() records of ${path}`),
+    ).toEqual([]);
   });
 
   it("the recipe's example migration is newer than every migration", () => {
