@@ -1,4 +1,4 @@
-import type { QueryRunner } from 'typeorm';
+import { addChangeCapture, ownRecords, removeChangeCapture, type Queryable } from './change-capture.js';
 
 /**
  * What every tenant table needs besides its columns, for a migration to call once per table:
@@ -38,7 +38,7 @@ export function refuseTruncateTrigger(table: string): string {
 }
 
 /** The (enterprise_id, created_at DESC, id DESC) index a list page is read from. */
-export async function createListIndex(q: QueryRunner, table: string): Promise<void> {
+export async function createListIndex(q: Queryable, table: string): Promise<void> {
   await q.query(`CREATE INDEX ${table}_enterprise_newest_idx ON ${table} (enterprise_id, created_at DESC, id DESC)`);
 }
 
@@ -47,7 +47,7 @@ export async function createListIndex(q: QueryRunner, table: string): Promise<vo
  * transition tables, a move to another enterprise per row (and only then), truncation. Back-fills
  * the counts of rows already there.
  */
-export async function createRowCountTriggers(q: QueryRunner, table: string): Promise<void> {
+export async function createRowCountTriggers(q: Queryable, table: string): Promise<void> {
   await q.query(`
         CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table}
         REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION tenant_row_counts_on_insert()`);
@@ -66,25 +66,39 @@ export async function createRowCountTriggers(q: QueryRunner, table: string): Pro
         SELECT enterprise_id, '${table}', count(*) FROM ${table} WHERE enterprise_id IS NOT NULL GROUP BY enterprise_id`);
 }
 
-export async function dropRowCountTriggers(q: QueryRunner, table: string): Promise<void> {
+export async function dropRowCountTriggers(q: Queryable, table: string): Promise<void> {
   for (const trigger of ROW_COUNT_TRIGGERS)
     await q.query(`DROP TRIGGER IF EXISTS ${table}_count_${trigger} ON ${table}`);
   await q.query(`DELETE FROM tenant_row_counts WHERE table_name = $1`, [table]);
 }
 
 /**
- * A new tenant table's index and row counts, in the migration that creates the table: counted
- * by the delta triggers, and a TRUNCATE of it refused.
+ * Whether a new tenant table joins the change feed. Capture is the rule: `{ capture: { type } }`
+ * names the record type of its rows (the feed's `type`, the descriptor's `changeType`, a name in
+ * CHANGE_TYPES). Leaving it out takes a reason, for the reader of the migration and for the
+ * descriptor's own `noChangeType`.
  */
-export async function addTenantTable(q: QueryRunner, table: string): Promise<void> {
+export type TenantTableOptions =
+  { readonly capture: { readonly type: string } } | { readonly capture: false; readonly reason: string };
+
+/**
+ * A new tenant table's index, row counts and change capture, in the migration that creates the
+ * table: counted by the delta triggers, a TRUNCATE of it refused, and (unless told why not) its
+ * inserts, updates and deletes written to the change log under its record type, which
+ * change_log's CHECK then accepts, each change moving the table's list version.
+ */
+export async function addTenantTable(q: Queryable, table: string, options: TenantTableOptions): Promise<void> {
   await createListIndex(q, table);
   await createRowCountTriggers(q, table);
   await q.query(`DROP TRIGGER ${table}_count_truncate ON ${table}`);
   await q.query(refuseTruncateTrigger(table));
+  if (options.capture) await addChangeCapture(q, ownRecords(table, options.capture.type));
+  else if (options.reason.trim() === '') throw new Error(`addTenantTable(${table}): say why it is not captured`);
 }
 
 /** The reverse of `addTenantTable`, before the table is dropped. */
-export async function removeTenantTable(q: QueryRunner, table: string): Promise<void> {
+export async function removeTenantTable(q: Queryable, table: string, options: TenantTableOptions): Promise<void> {
+  if (options.capture) await removeChangeCapture(q, { name: table, table }, [options.capture.type]);
   await q.query(`DROP TRIGGER IF EXISTS ${table}_refuse_truncate ON ${table}`);
   await dropRowCountTriggers(q, table);
   await q.query(`DELETE FROM tenant_count_deltas WHERE table_name = $1`, [table]);

@@ -55,10 +55,15 @@ export interface TenantResource<
   readonly model: string;
   /**
    * The change feed's type name, also the key of the version behind the ETags of its lists and
-   * records. A resource without one is left out of the feed and answers without ETags; one with
-   * one needs its type in CHANGE_TYPES and capture triggers (docs/extending.md).
+   * records. A resource with one needs its type in CHANGE_TYPES and its table captured
+   * (`addTenantTable(q, table, { capture: { type } })` in its migration, docs/extending.md).
    */
   readonly changeType?: ChangeType;
+  /**
+   * Why a resource without `changeType` is left out of the feed and answers without ETags; a
+   * descriptor has one or the other (test/unit/tenant-resources).
+   */
+  readonly noChangeType?: string;
   /** OpenAPI tag (also the controller's name: `People` -> `PeopleController`). */
   readonly tag: { readonly name: string; readonly description: string };
   /** The TypeORM entity of its table: the one place its columns are declared (ENTITIES lists it). */

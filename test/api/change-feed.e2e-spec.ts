@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ChangeCursorCodec, cursorKeyId } from '../../src/changes/change-cursor.js';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { selectRows } from '../../src/database/sql.js';
+import { resourceOfType } from '../../src/resources/tenant-resources.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { withStatements } from '../helpers/statements.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -158,14 +159,10 @@ describe('change feed', () => {
     return res.json<{ data: unknown }>().data;
   }
 
-  const RETRIEVE_PATH: Record<string, string> = {
-    person: 'people',
-    organisation: 'organisations',
-    application: 'applications',
-    quote: 'quotes',
-    lead: 'leads',
-    user: 'users',
-  };
+  /** Where each type's record is retrieved: the path of the descriptor with that change type. */
+  const RETRIEVE_PATH: Record<string, string> = Object.fromEntries(
+    CHANGE_TYPES.map((type) => [type, resourceOfType(type).path]),
+  );
 
   describe('read from the beginning', () => {
     it.each(['v1', 'v2'] as const)(

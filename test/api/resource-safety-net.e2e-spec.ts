@@ -10,7 +10,7 @@ import { apiHeaders, importFixture, loginToken } from '../helpers/fixtures.js';
 import { completeDocuments, servedDocuments } from '../helpers/openapi-contract.js';
 import { foreignKeys, primaryKey, tableColumns } from '../helpers/schema-facts.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { twoTenants } from '../helpers/two-tenants.js';
+import { disagreeWithNewestFirst, SORTABLE_TYPE, twoTenants } from '../helpers/two-tenants.js';
 
 /**
  * The business half of the shared safety net, for every resource the router serves rather than
@@ -21,6 +21,7 @@ import { twoTenants } from '../helpers/two-tenants.js';
  * until test/helpers/two-tenants.ts gives it records.
  */
 const { doc, own } = twoTenants('several');
+const TABLES = TENANT_RESOURCES.flatMap((resource) => (resource.rows.table === undefined ? [] : [resource.rows.table]));
 const t: TestApp = await createTestApp();
 const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const FORBIDDEN = { message: 'Forbidden.' };
@@ -68,6 +69,7 @@ const completeDocs = completeDocuments(t.app);
 
 beforeAll(async () => {
   await importFixture(t, doc);
+  await disagreeWithNewestFirst(t.dataSource, TABLES, own.enterpriseId);
   token = await loginToken(t.app, own.user.email, own.user.password);
   documents = await servedDocuments(t.app.inject.bind(t.app));
 });
@@ -275,4 +277,48 @@ describe('OpenAPI tags (npm run openapi:lint checks them too)', () => {
       if (!description?.trim()) failures.push(`tag "${name}" has no description`);
     expect([...new Set(failures)]).toEqual([]);
   });
+});
+
+describe('the fixture can tell a wrong list order', () => {
+  it.each(TENANT_RESOURCES.filter((r) => r.rows.table !== undefined).map((r) => [r.path, r.rows.table ?? ''] as const))(
+    '%s: no date, time or number column orders the records as newest first does, up or down',
+    async (path, table) => {
+      const columns = await selectRows<{ column_name: string; data_type: string }>(
+        t.dataSource,
+        `SELECT column_name, data_type FROM information_schema.columns
+          WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+        [table],
+      );
+      const idsBy = async (order: string): Promise<string> =>
+        (
+          await selectRows<{ id: string }>(
+            t.dataSource,
+            `SELECT id FROM ${table} WHERE enterprise_id = $1 ORDER BY ${order}`,
+            [own.enterpriseId],
+          )
+        )
+          .map((r) => r.id)
+          .join();
+      const newest = await idsBy('created_at DESC, id DESC');
+      const problems: string[] = [];
+      for (const { column_name: column, data_type: type } of columns) {
+        if (!SORTABLE_TYPE.test(type) || ['id', 'enterprise_id', 'created_at'].includes(column)) continue;
+        const [count] = await selectRows<{ n: number }>(
+          t.dataSource,
+          `SELECT count(DISTINCT ${column})::int AS n FROM ${table} WHERE enterprise_id = $1`,
+          [own.enterpriseId],
+        );
+        if (
+          (count?.n ?? 0) < newest.split(',').length ||
+          (await idsBy(`${column} ASC, id DESC`)) === newest ||
+          (await idsBy(`${column} DESC, id DESC`)) === newest
+        )
+          problems.push(
+            `${path}.${column}: a list ordered by it would pass the order checks; disagreeWithNewestFirst ` +
+              '(test/helpers/two-tenants.ts) could not give its records distinct values, the newest a middle one',
+          );
+      }
+      expect(problems).toEqual([]);
+    },
+  );
 });

@@ -28,6 +28,47 @@ describe('entities and migrations agree', () => {
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
   });
 
+  it("every CHECK an entity declares allows the values the migration's CHECK of that name allows", async () => {
+    // TypeORM compares CHECKs by name only: a status list that differs passes its schema builder.
+    const inDatabase = await selectRows<{ table_name: string; name: string; definition: string }>(
+      dataSource,
+      `SELECT c.conrelid::regclass::text AS table_name, c.conname AS name, pg_get_constraintdef(c.oid) AS definition
+         FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+        WHERE c.contype = 'c' AND n.nspname = 'public'`,
+    );
+    /** The literals of a CHECK, as a sorted list: quoted strings and numbers, whatever the casts. */
+    const literals = (expression: string): string[] =>
+      [...expression.matchAll(/'((?:[^']|'')*)'|(?<![\w.])(-?\d+(?:\.\d+)?)(?![\w.])/g)]
+        .map((match) => match[1] ?? match[2] ?? '')
+        .sort();
+    const problems = dataSource.entityMetadatas.flatMap((metadata) =>
+      metadata.checks.flatMap((check) => {
+        const found = inDatabase.find((c) => c.table_name === metadata.tableName && c.name === check.name);
+        if (!found)
+          return [`${metadata.tableName}: the entity's CHECK ${check.name ?? '(unnamed)'} is not in the database`];
+        const [entity, migration] = [literals(check.expression ?? ''), literals(found.definition)];
+        return entity.join('|') === migration.join('|')
+          ? []
+          : [
+              `${metadata.tableName}.${check.name}: the entity allows ${entity.join(', ')}, the migration ${migration.join(', ')}` +
+                ` (${found.definition}); make the entity's @Check say what the migration does`,
+            ];
+      }),
+    );
+    const declared = new Set(
+      dataSource.entityMetadatas.flatMap((metadata) =>
+        metadata.checks.map((check) => `${metadata.tableName}.${check.name}`),
+      ),
+    );
+    const described = new Set(dataSource.entityMetadatas.map((metadata) => metadata.tableName));
+    const undeclared = inDatabase
+      .filter((c) => described.has(c.table_name) && !declared.has(`${c.table_name}.${c.name}`))
+      .map(
+        (c) => `${c.table_name}.${c.name}: ${c.definition} is not declared by the entity; add @Check('${c.name}', ...)`,
+      );
+    expect([...problems, ...undeclared]).toEqual([]);
+  });
+
   it('every table of the schema has its entity, but for the two TypeORM cannot describe', async () => {
     const tables = await selectRows<{ table_name: string }>(
       dataSource,

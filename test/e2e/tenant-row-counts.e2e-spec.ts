@@ -1,3 +1,4 @@
+import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
@@ -11,7 +12,8 @@ import { countForEnterprise } from '../../src/database/tenant-page.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
-const TABLES = ['people', 'organisations', 'applications', 'quotes', 'leads'] as const;
+/** Every tenant table a list is read from, by the descriptors. */
+const TABLES = TENANT_RESOURCES.flatMap((resource) => (resource.rows.table === undefined ? [] : [resource.rows.table]));
 
 describe('trigger-kept tenant row counts (meta.total) and list versions', () => {
   let database: TestDatabase;

@@ -184,3 +184,43 @@ export function leakedValues(text: string, foreign: TenantRecords, sent: string)
     (value) => lower.includes(value.toLowerCase()) && !sentLower.includes(value.toLowerCase()),
   );
 }
+
+/** Column types a list could be ordered by by mistake (smallint columns are 0/1 flags here). */
+export const SORTABLE_TYPE = /^(timestamp|date|numeric|integer|bigint)/;
+
+/**
+ * Gives every date, time and number column of every tenant table the enterprise's records
+ * distinct values, the newest record a middle one: a list ordered by any such column, up or
+ * down, then disagrees with newest first, so the order checks see it. Derived from the schema,
+ * so a new resource's `due_at` is covered without a line here. Columns whose constraints refuse
+ * the values are left as they are (the order check names them).
+ */
+export async function disagreeWithNewestFirst(
+  db: { query(sql: string, parameters?: unknown[]): Promise<unknown> },
+  tables: readonly string[],
+  enterpriseId: string,
+): Promise<void> {
+  for (const table of tables) {
+    const columns = (await db.query(
+      `SELECT column_name, data_type FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name = $1 AND column_name NOT IN ('id', 'enterprise_id', 'created_at')`,
+      [table],
+    )) as { column_name: string; data_type: string }[];
+    // The newest record gets rank 1, the next 2, the third 0, then 3, 4, ...
+    const ranked = `(SELECT id, CASE n WHEN 1 THEN 1 WHEN 2 THEN 2 WHEN 3 THEN 0 ELSE n - 1 END AS rank
+        FROM (SELECT id, row_number() OVER (ORDER BY created_at DESC, id DESC) AS n FROM ${table} WHERE enterprise_id = $1) o)`;
+    for (const { column_name: column, data_type: type } of columns) {
+      if (!SORTABLE_TYPE.test(type)) continue;
+      const value = type.startsWith('timestamp')
+        ? `timestamptz '2024-01-01T00:00:00Z' + r.rank * interval '1 day'`
+        : type === 'date'
+          ? `date '2024-01-01' + r.rank::int`
+          : `r.rank + 1`;
+      try {
+        await db.query(`UPDATE ${table} x SET ${column} = ${value} FROM ${ranked} r WHERE r.id = x.id`, [enterpriseId]);
+      } catch {
+        // A value its constraints refuse: left as imported.
+      }
+    }
+  }
+}

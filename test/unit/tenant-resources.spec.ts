@@ -26,6 +26,20 @@ describe('the resource descriptors', () => {
     expect([...typed].sort()).toEqual([...CHANGE_TYPES].sort());
   });
 
+  it('join the change feed, or say why not', () => {
+    const problems = TENANT_RESOURCES.flatMap((resource) => {
+      if (resource.changeType !== undefined && resource.noChangeType !== undefined)
+        return [`${resource.path}: has both changeType and noChangeType; keep one`];
+      if (resource.changeType === undefined && !resource.noChangeType?.trim())
+        return [
+          `${resource.path}: no changeType. Add its type to CHANGE_TYPES, set changeType and capture its table ` +
+            `(addTenantTable(q, '${resource.path}', { capture: { type } })), or say why not in noChangeType`,
+        ];
+      return [];
+    });
+    expect(problems).toEqual([]);
+  });
+
   it('put every entity in ENTITIES', () => {
     for (const resource of TENANT_RESOURCES) expect(ENTITIES).toContain(resource.entity);
   });
