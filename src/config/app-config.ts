@@ -51,6 +51,11 @@ export const APP_CONFIG = Symbol('APP_CONFIG');
 
 const KEY_FILE = 'app-key';
 
+/** Where the embedded database's generated key is kept (DATA_DIR/app-key). */
+export function embeddedKeyFile(source: NodeJS.ProcessEnv): string {
+  return join(resolve(source.DATA_DIR?.trim() || './.data'), KEY_FILE);
+}
+
 function readEnv(source: NodeJS.ProcessEnv): Env {
   const cleaned: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
