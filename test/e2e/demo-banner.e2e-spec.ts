@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
-import { FieldCipher } from '../../src/common/crypto/field-cipher.js';
+import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { parseAppKey } from '../../src/config/app-key.js';
-import { openDataSource } from '../../src/database/migration-runner.js';
+import { openDataSource } from '../../src/data-source.js';
 import { DEMO_CREDENTIALS } from '../../src/demo/demo-document.js';
 import { seedDemoIfEmpty } from '../../src/demo/seed-demo.js';
 import { runCliProcess } from '../helpers/run-cli.js';
