@@ -30,6 +30,10 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import { caseV1Answers } from './common/casing/v1-casing.hook.js';
 import { WebhookDeliveryWorker } from './webhook-endpoints/webhook-delivery.worker.js';
 
+/** Every route is under /api but the probes and the interactive documentation. */
+const GLOBAL_PREFIX = 'api';
+const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'docs', 'docs/:asset'] as const;
+
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** The whole request (headers and body) must arrive within this; slow senders are cut off. */
@@ -105,7 +109,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     rawBody: true,
     // From the first line on (a database unreachable at start included), Nest writes JSON lines.
-    logger: new PinoNestLogger(fastify.log),
+    logger: new PinoNestLogger(fastify.log, { prefix: GLOBAL_PREFIX, paths: UNPREFIXED_PATHS }),
     abortOnError: false,
   });
   registries.set(app, routes);
@@ -118,7 +122,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   }
   // CORS stays off (no Access-Control-* headers) unless CORS_ORIGINS names who may call.
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
-  app.setGlobalPrefix('api', { exclude: ['health', 'health/live', 'health/ready', 'docs', 'docs/:asset'] });
+  app.setGlobalPrefix(GLOBAL_PREFIX, { exclude: [...UNPREFIXED_PATHS] });
   app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
   app.useGlobalFilters(errors);
   app.get(OpenApiDocuments).useBuilder(() => buildOpenApiDocuments(app, { appUrl: config.appUrl }));

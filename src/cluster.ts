@@ -1,5 +1,5 @@
-import cluster from 'node:cluster';
-import { processLog } from './observability/process-log.js';
+import cluster, { type Worker } from 'node:cluster';
+import { logFatal, processLog } from './observability/process-log.js';
 
 export interface WorkerPlan {
   /** Runs once in the primary before any worker starts (migrations). */
@@ -10,11 +10,39 @@ export interface WorkerPlan {
   serveMetrics(): Promise<void>;
 }
 
+/** How the primary replaces workers that die before they listen (a start failure). */
+export interface RestartPolicy {
+  /** The wait before the first replacement after a start failure; doubled each time after. */
+  readonly firstDelayMs: number;
+  /** The longest wait between replacements. */
+  readonly maxDelayMs: number;
+  /** Start failures in a row (no worker listening in between) after which the primary gives up. */
+  readonly maxStartFailures: number;
+}
+
+export const DEFAULT_RESTART_POLICY: RestartPolicy = { firstDelayMs: 500, maxDelayMs: 8_000, maxStartFailures: 5 };
+
+/** The wait before replacing a worker after `failures` start failures in a row (1, 2, ...). */
+export function restartDelay(failures: number, policy: RestartPolicy): number {
+  if (failures <= 0) return 0;
+  return Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (failures - 1));
+}
+
+/** How long a primary that gives up waits for its workers to stop before it exits anyway. */
+const GIVE_UP_GRACE_MS = 10_000;
+
 /**
  * WEB_CONCURRENCY=N: the primary prepares once, then forks N workers sharing one port
- * (node:cluster); a worker that dies is replaced unless the primary is shutting down.
+ * (node:cluster). A worker that dies after it listened is replaced at once; one that dies before
+ * it listened (the database unreachable, a bad key, ...) is replaced after a growing wait, and
+ * after a few such failures in a row the primary stops with one line saying why and exit code 1,
+ * so a process manager or orchestrator sees the failure instead of an endless restart loop.
  */
-export async function runWorkers(count: number, plan: WorkerPlan): Promise<void> {
+export async function runWorkers(
+  count: number,
+  plan: WorkerPlan,
+  policy: RestartPolicy = DEFAULT_RESTART_POLICY,
+): Promise<void> {
   if (count <= 1) {
     await plan.prepare();
     await plan.serve();
@@ -26,24 +54,54 @@ export async function runWorkers(count: number, plan: WorkerPlan): Promise<void>
   }
   await plan.prepare();
   let stopping = false;
+  let startFailures = 0;
+  const listening = new WeakSet<Worker>();
   const fork = () => cluster.fork({ MIGRATIONS_RUN: 'false', FINANCE_INTAKE_WORKER: '1' });
+  cluster.on('listening', (worker) => {
+    listening.add(worker);
+    startFailures = 0;
+  });
   for (let i = 0; i < count; i++) fork();
   await plan.serveMetrics();
-  cluster.on('exit', (worker, code, signal) => {
-    if (stopping) return;
-    processLog.warn({ worker: worker.process.pid, exit: signal ?? code }, 'Worker exited; starting another.');
-    fork();
-  });
-  const stop = (signal: NodeJS.Signals) => {
+
+  const stopAll = (signal: NodeJS.Signals, exitCode: number) => {
     stopping = true;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
     let remaining = Object.keys(cluster.workers ?? {}).length;
-    if (remaining === 0) process.exit(0);
+    if (remaining === 0) process.exit(exitCode);
     cluster.on('exit', () => {
       remaining -= 1;
-      if (remaining <= 0) process.exit(0);
+      if (remaining <= 0) process.exit(exitCode);
     });
+    if (exitCode !== 0) setTimeout(() => process.exit(exitCode), GIVE_UP_GRACE_MS).unref();
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    const exit = signal ?? code;
+    if (listening.has(worker)) {
+      processLog.warn({ worker: worker.process.pid, exit }, 'Worker exited; starting another.');
+      fork();
+      return;
+    }
+    startFailures += 1;
+    if (startFailures >= policy.maxStartFailures) {
+      logFatal(
+        { workers: count, startFailures, exit },
+        `Workers keep failing at start (${startFailures} in a row, none listening); stopping.`,
+      );
+      stopAll('SIGTERM', 1);
+      return;
+    }
+    const delay = restartDelay(startFailures, policy);
+    processLog.warn(
+      { worker: worker.process.pid, exit, startFailures, retryInMs: delay },
+      'Worker failed at start; starting another after a pause.',
+    );
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, delay);
+  });
+  process.once('SIGTERM', () => stopAll('SIGTERM', 0));
+  process.once('SIGINT', () => stopAll('SIGINT', 0));
 }

@@ -13,7 +13,7 @@ import { serveBackups, type ControlServer } from './database/backup-control.js';
 import { type DatabaseTarget } from './database/data-source-options.js';
 import { dataSourceOptions } from './data-source.js';
 import { resolveDatabase } from './database/database-target.js';
-import { runMigrations } from './database/migration-runner.js';
+import { pendingMigrations, runMigrations } from './database/migration-runner.js';
 import { openDataSource } from './data-source.js';
 import { seedDemoIfEmpty } from './demo/seed-demo.js';
 import {
@@ -38,6 +38,20 @@ async function migrateOnce(config: AppConfig): Promise<void> {
 }
 
 /**
+ * With MIGRATIONS_RUN=false the service starts whatever the schema: a migration missing makes
+ * the calls that need it fail, and /health/ready says it is not ready. One line names them.
+ */
+async function warnOfPendingMigrations(dataSource: DataSource): Promise<void> {
+  const pending = await pendingMigrations(dataSource);
+  if (pending.length === 0) return;
+  processLog.warn(
+    { pendingMigrations: pending },
+    `MIGRATIONS_RUN=false and ${pending.length} migration(s) of this release are not applied: ${pending.join(', ')}. ` +
+      'Run `npm run cli -- migrate`; until then /health/ready answers 503 and calls that need them fail.',
+  );
+}
+
+/**
  * Migrates (when the service does) and verifies that the configured keys read the data, before
  * the application is built: a wrong key stops the start with its one line and nothing else.
  * The connection is a service one (statement timeout), like the one that migrated before.
@@ -47,6 +61,7 @@ async function checkKeyBeforeStart(config: AppConfig, database: DatabaseTarget):
   await dataSource.initialize();
   try {
     if (config.migrationsRun) await runMigrations(dataSource);
+    else await warnOfPendingMigrations(dataSource);
     await verifyKeyCheck(dataSource, new FieldCipher(config.encryptionKeys));
   } finally {
     await dataSource.destroy();

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { ChangeFeedEnvelope, CursorEnvelope } from '../common/http/envelopes.js';
@@ -8,6 +8,7 @@ import { listUrl } from '../common/http/pagination.js';
 import { CurrentEnterprise } from '../common/tenancy/current-enterprise.decorator.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
+import { REQUEST_ORIGIN_400 } from '../openapi/api-responses.decorator.js';
 import { ChangeCursorDataSchema, ChangePageSchema } from './change-feed.schema.js';
 import { ChangeFeedMessages, parseChangeFeedQuery, parseCursorTypes } from './change-feed-query.js';
 import { CHANGE_TYPES, DEFAULT_CHANGE_LIMIT, MAX_CHANGE_LIMIT } from './change-types.js';
@@ -60,13 +61,15 @@ export class ChangesController {
     description: 'Entries per page.',
   })
   @ApiResponse({ status: 200, type: ChangePageSchema, description: 'A page of changes.' })
+  @ApiExtraModels(ValidationErrorSchema, ErrorSchema)
   @ApiResponse({
     status: 400,
-    type: ValidationErrorSchema,
+    schema: { oneOf: [{ $ref: getSchemaPath(ValidationErrorSchema) }, { $ref: getSchemaPath(ErrorSchema) }] },
     description:
       `A parameter is invalid: \`${ChangeFeedMessages.invalidCursor}\` for a cursor that was edited, made up, ` +
       'issued for another enterprise or for other `types`; otherwise `The given data was invalid.`, with the ' +
-      'messages of each parameter.',
+      'messages of each parameter. ' +
+      REQUEST_ORIGIN_400,
   })
   @ApiResponse({
     status: 410,

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { selectRows } from '../database/sql.js';
+import { oneQueryAtATime, selectRows } from '../database/sql.js';
 import { ChangeCursorCodec } from './change-cursor.js';
 import { ChangeFeedMessages, ChangeFeedQueryException, type ChangeFeedQuery } from './change-feed-query.js';
 import { comparePositions, positionOf, readChangeLog, readHorizon } from './change-log.queries.js';
@@ -64,7 +64,8 @@ export class ChangesService implements OnApplicationBootstrap {
         ids.push(row.record_id);
         idsByType.set(row.record_type, ids);
       }
-      const records = await loadChangedRecords(manager, this.cipher, enterpriseId, idsByType);
+      // One transaction, one client: the records' nested rows are read one query at a time.
+      const records = await loadChangedRecords(oneQueryAtATime(manager), this.cipher, enterpriseId, idsByType);
       const entries = rows.map((row): ChangeEntry => {
         const record = row.action === 'upserted' ? records.get(row.record_type)?.get(row.record_id) : undefined;
         return {

@@ -26,6 +26,8 @@ export interface AppConfig {
   readonly pageCacheMegabytes: number;
   readonly dataDir: string;
   readonly redisUrl: string | undefined;
+  /** The start of every Redis key the rate limit writes. */
+  readonly redisKeyPrefix: string;
   /** The current key first, then previous keys (decryption only). */
   readonly encryptionKeys: readonly Buffer[];
   readonly appUrl: string | undefined;
@@ -60,6 +62,11 @@ export interface WebhookConfig {
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
 const KEY_FILE = 'app-key';
+
+/** Where the embedded database's generated key is kept (DATA_DIR/app-key). */
+export function embeddedKeyFile(source: NodeJS.ProcessEnv): string {
+  return join(resolve(source.DATA_DIR?.trim() || './.data'), KEY_FILE);
+}
 
 function readEnv(source: NodeJS.ProcessEnv): Env {
   const cleaned: Record<string, string> = {};
@@ -145,6 +152,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     pageCacheMegabytes: env.PAGE_CACHE_MB,
     dataDir,
     redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
     encryptionKeys: [current, ...previous],
     appUrl: env.APP_URL,
     signProviderASecret: env.SIGNPROVIDER_A_SECRET,

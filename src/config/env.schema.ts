@@ -68,6 +68,11 @@ export const envSchema = z.object({
     .default(16),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: redisUrl.optional(),
+  /** Prepended to every key the service writes in Redis: deployments sharing one Redis keep their budgets apart. */
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,100}$/, { error: 'must be 1 to 100 printable characters without spaces' })
+    .default('finance-intake:rate-limit:'),
   APP_KEY: z.string().optional(),
   APP_PREVIOUS_KEYS: z.string().optional(),
   APP_URL: httpUrl.optional(),

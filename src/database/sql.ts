@@ -13,3 +13,23 @@ export async function affectedRows(executor: SqlExecutor, sql: string, parameter
   const result = (await executor.query(sql, parameters)) as [unknown[], number];
   return result[1];
 }
+
+/**
+ * An executor that runs its queries one after another, in the order they were asked for. A
+ * transaction's EntityManager or a QueryRunner holds one client, and pg deprecates (and pg 9
+ * refuses) a query on a client still running one; readers that ask for several queries at once
+ * (nested rows of a page, Promise.all) get them queued here instead.
+ */
+export function oneQueryAtATime(executor: SqlExecutor): SqlExecutor {
+  let previous: Promise<unknown> = Promise.resolve();
+  return {
+    query(sql: string, parameters?: unknown[]): Promise<unknown> {
+      const next = previous.then(
+        () => executor.query(sql, parameters),
+        () => executor.query(sql, parameters),
+      );
+      previous = next.catch(() => undefined);
+      return next;
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RateLimitStorage, type RedisState } from '../common/rate-limit/rate-limit.storage.js';
-import { MIGRATIONS } from '../database/migrations.js';
+import { EXPECTED_MIGRATIONS } from '../database/migration-runner.js';
 
 export interface HealthReport {
   status: 'ok' | 'unavailable';
@@ -19,9 +19,6 @@ export interface ReadinessReport extends HealthReport {
 }
 
 const PROBE_TIMEOUT_MS = 2_000;
-
-/** The migration names this release expects in TypeORM's table (each class's `name`). */
-const EXPECTED_MIGRATIONS = MIGRATIONS.map((migration) => new migration().name ?? migration.name);
 
 @Injectable()
 export class HealthService {
@@ -77,7 +74,7 @@ export class HealthService {
       return EXPECTED_MIGRATIONS.filter((name) => !applied.has(name));
     } catch (error: unknown) {
       // No migrations table yet: nothing is applied.
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '42P01') return EXPECTED_MIGRATIONS;
+      if ((error as { driverError?: { code?: string } }).driverError?.code === '42P01') return [...EXPECTED_MIGRATIONS];
       return undefined;
     }
   }

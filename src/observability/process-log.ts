@@ -32,6 +32,11 @@ export function logUncaughtErrors(): void {
   });
 }
 
+/** One fatal line on standard error (the primary giving up on its workers, ...). */
+export function logFatal(fields: Record<string, unknown>, message: string): void {
+  failureLog.fatal(fields, message);
+}
+
 /** The one line a failed start prints before the process exits 1. */
 export function logStartFailure(error: unknown): void {
   if (error instanceof ConfigError) {

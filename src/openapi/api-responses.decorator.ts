@@ -42,7 +42,14 @@ export const ApiPage = (record: Type, description: string): MethodDecorator =>
       description: 'Page number, from 1. Missing, non-numeric or below 1 means 1; past the end gives an empty page.',
     }),
     ApiResponse({ status: 200, type: PageOf(record), description }),
+    ApiResponse({ status: 400, type: ErrorSchema, description: REQUEST_ORIGIN_400 }),
   );
+
+/** The 400 of a request whose links would be built from an invalid host or protocol. */
+export const REQUEST_ORIGIN_400 =
+  'Only without `APP_URL`: the links are built from the request, and its `Host` (with `TRUST_PROXY`, ' +
+  `\`X-Forwarded-Host\`) is not a valid host name (\`${ErrorMessages.invalidHost}\`) or its ` +
+  `\`X-Forwarded-Proto\` (with \`TRUST_PROXY\`) is not http or https (\`${ErrorMessages.invalidForwardedProto}\`).`;
 
 /** The `{id}` path parameter and its 404 (checked after the enterprise header, before the body). */
 export const ApiRecordId = (model: string): MethodDecorator =>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -120,8 +120,13 @@ describe('export (issue 17)', () => {
     await importFixture(t, doc);
 
     const file = join(dir, 'own.json.gz');
+    // A file left over with a wider mode (an older export, a failed one) does not keep it.
+    writeFileSync(file, 'old', { mode: 0o644 });
+    writeFileSync(`${file}.partial`, 'old', { mode: 0o644 });
     const run = await runCli(['export', '--enterprise', own.enterpriseId, '--output', file], { env: cliEnv(t) });
     expect(run.code).toBe(0);
+    // Password hashes and decrypted names: readable by the owner only, as backups are.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
     const content = JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as ExportFile;
     expect(content.enterprises?.map((e) => e.id)).toEqual([own.enterpriseId]);
     expect(content.enterprises?.[0]).not.toHaveProperty('signprovider_b_key');

@@ -164,4 +164,58 @@ describe('Prometheus metrics (METRICS_PORT)', () => {
       await service.stop();
     }
   });
+
+  it('answers within the scrape timeout with the workers that answered and counts the one that did not', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const base = `http://127.0.0.1:${port}`;
+    const service = ServiceProcess.start(
+      serviceEnv(database, port, { METRICS_PORT: String(metricsPort), WEB_CONCURRENCY: '2' }),
+    );
+    const { execFileSync } = await import('node:child_process');
+    const workers = (): number[] => {
+      try {
+        return execFileSync('pgrep', ['-P', String(service.child.pid)])
+          .toString()
+          .trim()
+          .split('\n')
+          .map(Number);
+      } catch {
+        return [];
+      }
+    };
+    let stopped: number | undefined;
+    try {
+      await service.waitFor(`${base}/health/live`);
+      for (let i = 0; i < 100 && workers().length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      // Both workers answer a scrape once they are up.
+      let text = '';
+      for (let i = 0; i < 100; i++) {
+        text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        if (sample(text, 'finance_intake_metrics_workers_unanswered') === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(sample(text, 'finance_intake_metrics_workers_unanswered')).toBe(0);
+      const bothWorkers = sample(text, 'process_resident_memory_bytes') ?? 0;
+
+      // A worker that cannot answer (stopped, as one busy restarting or stuck would be).
+      stopped = workers()[0];
+      expect(stopped).toBeDefined();
+      process.kill(stopped ?? 0, 'SIGSTOP');
+      const started = Date.now();
+      const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, {
+        headers: { 'x-prometheus-scrape-timeout-seconds': '2' },
+      });
+      const took = Date.now() - started;
+      expect(scrape.status).toBe(200);
+      expect(took).toBeLessThan(2_000);
+      const partial = await scrape.text();
+      expect(sample(partial, 'finance_intake_metrics_workers_unanswered')).toBe(1);
+      // The figures are the other worker's alone.
+      expect(sample(partial, 'process_resident_memory_bytes')).toBeLessThan(bothWorkers);
+      expect(partial).toContain('nodejs_eventloop_lag_seconds');
+    } finally {
+      if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
+      expect(await service.stop()).toBe(0);
+    }
+  });
 });

@@ -93,4 +93,46 @@ describe('OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       expect(await service.stop()).toBe(0);
     }
   });
+
+  it('warns once when spans cannot be sent, and stops within the usual bound', async () => {
+    // An endpoint that accepts connections and never answers (a black hole).
+    const { createServer } = await import('node:net');
+    const sockets: import('node:net').Socket[] = [];
+    const hole = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((done) => hole.listen(0, '127.0.0.1', done));
+    const address = hole.address();
+    const holePort = typeof address === 'object' && address ? address.port : 0;
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const service = ServiceProcess.start(
+      serviceEnv(database, port, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${holePort}`,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      }),
+    );
+    try {
+      await service.waitFor(`${base}/health/live`);
+      // Several batches, each failing once the exporter's own timeout (10 s) has passed.
+      for (let i = 0; i < 4; i++) {
+        await fetch(`${base}/api/v2/users`);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      const warnings = () =>
+        service.jsonLines().filter((line) => String(line.msg).startsWith('Spans could not be sent'));
+      for (let i = 0; i < 300 && warnings().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(warnings()).toHaveLength(1);
+      expect(warnings()[0]).toMatchObject({ level: 40, endpoint: `http://127.0.0.1:${holePort}` });
+
+      // A span still waiting to be sent: the stop does not wait for the exporter's timeout.
+      await fetch(`${base}/api/v2/users`);
+      const started = Date.now();
+      expect(await service.stop()).toBe(0);
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect(warnings()).toHaveLength(1);
+    } finally {
+      await service.stop();
+      for (const socket of sockets) socket.destroy();
+      hole.close();
+    }
+  }, 60_000);
 });

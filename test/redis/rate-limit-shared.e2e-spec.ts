@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Redis } from 'ioredis';
 import { createApp } from '../../src/app.factory.js';
 import { Clock } from '../../src/common/rate-limit/clock.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -71,6 +72,39 @@ describe('rate limit shared through Redis', () => {
     );
     expect(results.filter((r) => r.statusCode === 403)).toHaveLength(LIMIT);
     expect(results.filter((r) => r.statusCode === 429)).toHaveLength(100 - LIMIT);
+  });
+
+  it('keeps the budgets of deployments with different REDIS_KEY_PREFIX apart on one Redis', async () => {
+    now += 61_000;
+    // Another deployment (same Redis, its own prefix); the default prefix stays as it was.
+    const other = await createApp(
+      testConfig(first.database, {
+        RATE_LIMIT_PER_MINUTE: String(LIMIT),
+        REDIS_URL: redis.url,
+        REDIS_KEY_PREFIX: 'other-deployment:',
+      }),
+      first.database,
+    );
+    const client = new Redis(redis.url);
+    try {
+      jest.spyOn(other.get(Clock), 'now').mockImplementation(() => now);
+      await until(
+        async () => (await other.inject({ method: 'GET', url: '/health' })).json<{ redis?: string }>().redis === 'up',
+      );
+      const ip = '10.5.5.5';
+      const register = (app: NestFastifyApplication) =>
+        app.inject({ method: 'POST', url: '/api/v2/register', remoteAddress: ip });
+      for (let i = 0; i < LIMIT; i++) expect((await register(first.app)).statusCode).toBe(403);
+      expect((await register(first.app)).statusCode).toBe(429);
+      // The same address has its whole budget in the other deployment.
+      expect((await register(other)).statusCode).toBe(403);
+      expect((await register(other)).headers['x-ratelimit-remaining']).toBe(String(LIMIT - 2));
+      expect(await client.keys(`finance-intake:rate-limit:*${ip}*`)).toHaveLength(1);
+      expect(await client.keys(`other-deployment:*${ip}*`)).toHaveLength(1);
+    } finally {
+      client.disconnect();
+      await other.close();
+    }
   });
 
   it('falls back per instance while Redis is down, shows it in /health, and shares again when it is back', async () => {

@@ -73,7 +73,8 @@ describe('docker-compose.yml', () => {
     expect(migrate?.build).toBe('.');
     expect(migrate?.image).toBe(api?.image);
     expect(migrate?.command).toEqual(['node', 'dist/src/cli/main.js', 'migrate']);
-    expect(migrate?.restart).toBe('no');
+    // Retried when it fails (the database not taking connections yet); done once it succeeded.
+    expect(migrate?.restart).toMatch(/^on-failure(:\d+)?$/);
     expect(migrate?.depends_on?.postgres?.condition).toBe('service_healthy');
     expect(api?.depends_on?.migrate?.condition).toBe('service_completed_successfully');
     expect(api?.environment?.MIGRATIONS_RUN).toBe('false');
@@ -87,7 +88,25 @@ describe('docker-compose.yml', () => {
     expect(['always', 'unless-stopped', 'on-failure']).toContain(api?.restart);
     expect(api?.healthcheck?.test[0]).toBe('CMD');
     expect(api?.healthcheck?.test.join(' ')).toContain('/health/live');
-    expect(api?.ports).toEqual(['3000:3000']);
+    // On the host's loopback only: a reverse proxy on the host publishes it.
+    expect(api?.ports).toEqual(['127.0.0.1:3000:3000']);
+  });
+
+  it('calls PostgreSQL ready only when it takes TCP connections, not during its socket-only init', () => {
+    const test = postgres?.healthcheck?.test ?? [];
+    expect(test.slice(0, 2)).toEqual(['CMD', 'pg_isready']);
+    expect(test[test.indexOf('-h') + 1]).toBe('127.0.0.1');
+  });
+
+  it('connects the service as a role that is not the superuser, with passwords from the environment', () => {
+    const url = new URL(String(api?.environment?.DATABASE_URL).replace(/\$\{[^}]*\}/, 'PASSWORD'));
+    expect(url.username).toBe('finance_intake');
+    expect(String(api?.environment?.DATABASE_URL)).toContain(':${APP_DB_PASSWORD:?');
+    expect(String(postgres?.environment?.POSTGRES_PASSWORD)).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+    expect(postgres?.volumes).toContain('./docker/postgres-init:/docker-entrypoint-initdb.d:ro');
+    const init = readFileSync(resolve(ROOT, 'docker/postgres-init/01-app-role.sh'), 'utf8');
+    expect(init).toMatch(/CREATE ROLE finance_intake LOGIN PASSWORD :'app_password' NOSUPERUSER/);
+    expect(init).toContain('ALTER DATABASE finance_intake OWNER TO finance_intake');
   });
 
   it('publishes neither PostgreSQL nor Redis on the host', () => {

@@ -48,17 +48,32 @@ describe('logging', () => {
     const { log, lines } = capture();
     const logger = new PinoNestLogger(log);
     logger.warn({ provider: 'a', reason: 'signature' }, 'Webhook rejected', 'SignProviderA');
-    logger.log('Mapped route', 'RouterExplorer');
+    logger.log('SIGTERM received', 'Main');
     logger.error('Boom', 'Error: Boom\n    at somewhere (file.js:1:1)', 'ExceptionHandler');
     const error = new Error('Shutdown failed');
     logger.error(error, error.stack);
     const [warn, info, nestError, shutdown] = lines();
     expect(warn).toMatchObject({ level: 40, provider: 'a', reason: 'signature', context: 'SignProviderA' });
     expect(warn?.msg).toBe('Webhook rejected');
-    expect(info).toMatchObject({ level: 30, context: 'RouterExplorer', msg: 'Mapped route' });
+    expect(info).toMatchObject({ level: 30, context: 'Main', msg: 'SIGTERM received' });
     expect(nestError).toMatchObject({ level: 50, context: 'ExceptionHandler', msg: 'Boom' });
     expect(String(nestError?.stack)).toContain('at somewhere');
     expect(shutdown?.context).toBeUndefined();
     expect(String((shutdown?.err as { message?: string } | undefined)?.message)).toBe('Shutdown failed');
+  });
+
+  it('logs Nest’s start-up chatter at debug, naming unprefixed controllers by their own path', () => {
+    const { log, lines } = capture();
+    const logger = new PinoNestLogger(log, { prefix: 'api', paths: ['health', 'docs'] });
+    logger.log('Starting Nest application...', 'NestFactory');
+    logger.log('HealthModule dependencies initialized', 'InstanceLoader');
+    logger.log('HealthController {/api/health}:', 'RoutesResolver');
+    logger.log('PeopleController {/api/people} (version: 1,2):', 'RoutesResolver');
+    logger.log('Mapped {/health, GET} route', 'RouterExplorer');
+    logger.log('Nest application successfully started', 'NestApplication');
+    const written = lines();
+    expect(written.map((line) => line.level)).toEqual([20, 20, 20, 20, 20, 20]);
+    expect(written[2]?.msg).toBe('HealthController {/health}:');
+    expect(written[3]?.msg).toBe('PeopleController {/api/people} (version: 1,2):');
   });
 });

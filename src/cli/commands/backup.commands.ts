@@ -2,7 +2,7 @@ import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { requireOption, CliUsageError, type CliCommand } from '../cli-command.js';
-import { loadConfig } from '../../config/app-config.js';
+import { embeddedKeyFile, loadConfig } from '../../config/app-config.js';
 import { FieldCipher } from '../../crypto/field-cipher.js';
 import { verifyKeyCheck } from '../../crypto/key-check.js';
 import { requestBackup } from '../../database/backup-control.js';
@@ -73,6 +73,14 @@ export const restoreCommand: CliCommand = {
   needsDatabase: false,
   async run({ env, out }, args) {
     const file = requireOption(args, 'input');
+    // Only the key the data was written with reads it: never generate one here (a new key would
+    // stay in DATA_DIR after the refused restore, and the next start would use it).
+    const keyFile = embeddedKeyFile(env);
+    if (!env.DATABASE_URL?.trim() && !env.APP_KEY?.trim() && !existsSync(keyFile)) {
+      throw new CliUsageError(
+        `restore needs the key the backup's data was written with: set APP_KEY, or copy the app-key file kept with the backup to ${keyFile}.`,
+      );
+    }
     const config = loadConfig(env);
     embeddedOnly(config.databaseUrl, 'restore');
     let bytes: Buffer;

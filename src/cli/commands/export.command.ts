@@ -13,7 +13,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const exportCommand: CliCommand = {
   name: 'export',
   summary:
-    'Write the database (or one enterprise) in the import format: streamed, .gz compressed when the name ends so.',
+    'Write the database (or one enterprise) in the import format, password hashes included: streamed, .gz compressed when the name ends so, the file readable by its owner only.',
   options: [
     { name: 'enterprise', description: 'only this enterprise, its members and their memberships of it' },
     { name: 'output', description: 'the file to write (FILE.gz: gzip); standard output when left out' },
@@ -29,8 +29,11 @@ export const exportCommand: CliCommand = {
     const output = args.options.output;
     const intervalSeconds = progressInterval(args);
     // Written under a temporary name and renamed when complete: a failed export leaves no partial file.
+    // The file holds password hashes, decrypted names and perhaps provider keys: its owner's only
+    // (a fresh file, so a leftover partial file's wider mode is not kept).
     const partial = output === undefined ? undefined : `${output}.partial`;
-    const file = partial === undefined ? undefined : createWriteStream(partial);
+    if (partial !== undefined) await rm(partial, { force: true });
+    const file = partial === undefined ? undefined : createWriteStream(partial, { mode: 0o600 });
     const compress = output?.endsWith('.gz') === true;
     const sink: Writable = file === undefined ? (io.stdout as Writable) : compress ? createGzip() : file;
     if (compress && file !== undefined) sink.pipe(file);

@@ -14,6 +14,8 @@ export const ErrorMessages = {
   invalidData: 'The given data was invalid.',
   serviceUnavailable: 'The service is temporarily unavailable.',
   enterpriseBusy: 'Too many requests of this enterprise are in progress; try again shortly.',
+  invalidHost: 'The Host header is not a valid host name.',
+  invalidForwardedProto: 'The X-Forwarded-Proto header must be http or https.',
   enterpriseHeaderRequired: (version: ApiVersion): string =>
     `The ${version === 'v1' ? 'EnterpriseID' : 'X-Enterprise-Id'} header is required.`,
   routeNotFound: (path: string): string => `The route ${path} could not be found.`,

@@ -35,10 +35,12 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
     // Whatever logs a request or a reply (ours, or Fastify itself), only these fields are kept;
     // the query string is dropped: nothing there is needed to trace a request.
     serializers: {
-      req: (req: { id?: unknown; method?: unknown; url?: unknown }) => ({
+      // `ip` is Fastify's client address: the socket's, or X-Forwarded-For's with TRUST_PROXY.
+      req: (req: { id?: unknown; method?: unknown; url?: unknown; ip?: unknown }) => ({
         id: req.id,
         method: req.method,
         url: typeof req.url === 'string' ? pathOf(req.url) : undefined,
+        remoteAddress: typeof req.ip === 'string' ? req.ip : undefined,
       }),
       res: (res: { statusCode?: unknown }) => ({ statusCode: res.statusCode }),
     },

@@ -10,15 +10,56 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * Nest's start-up chatter (modules initialised, every controller and route mapped, "starting",
+ * "started"): a hundred lines per process, useful when debugging the routing, noise otherwise.
+ * Logged at debug; the process's own "listening" line and banner stay at info.
+ */
+const START_UP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
+/** The global prefix and the controller paths it does not apply to (`setGlobalPrefix`'s exclude). */
+export interface UnprefixedPaths {
+  readonly prefix: string;
+  readonly paths: readonly string[];
+}
+
+/**
  * Nest's `Logger` written to Fastify's pino logger, so the framework's lines and ours share one
  * JSON stream. Nest calls `level(message, ...params, context)`; our code logs pino's way,
  * `logger.warn({fields}, 'text')`, which arrives as `({fields}, 'text', context)`.
  */
 export class PinoNestLogger implements LoggerService {
-  constructor(private readonly pino: FastifyBaseLogger) {}
+  constructor(
+    private readonly pino: FastifyBaseLogger,
+    private readonly unprefixed?: UnprefixedPaths,
+  ) {}
 
   log(message: unknown, ...params: unknown[]): void {
+    const context = params.at(-1);
+    if (typeof context === 'string' && START_UP_CONTEXTS.has(context)) {
+      this.write('debug', this.controllerLine(context, message), params);
+      return;
+    }
     this.write('info', message, params);
+  }
+
+  /**
+   * Nest names a controller with the global prefix even when its routes are excluded from it
+   * (`HealthController {/api/health}` for `/health`): the line names the path the routes have.
+   */
+  private controllerLine(context: string, message: unknown): unknown {
+    if (context !== 'RoutesResolver' || typeof message !== 'string' || !this.unprefixed) return message;
+    const { prefix, paths } = this.unprefixed;
+    for (const path of paths) {
+      const prefixed = `{/${prefix}/${path}}`;
+      if (message.includes(prefixed)) return message.replace(prefixed, `{/${path}}`);
+    }
+    return message;
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);

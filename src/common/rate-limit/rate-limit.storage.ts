@@ -48,7 +48,7 @@ export class RateLimitStorage implements OnApplicationShutdown {
       });
       this.redis.on('error', (error: Error) => this.fault(error.message));
       this.redis.on('ready', () => this.recovered());
-      this.shared = new RedisRateLimitStore(this.redis);
+      this.shared = new RedisRateLimitStore(this.redis, config.redisKeyPrefix);
     }
   }
 
