@@ -205,7 +205,8 @@ describe('embedded database shared safely (real processes)', () => {
       expect(newKey).not.toBe(oldKey);
       expect(reported(steps.stdout, 'APP_PREVIOUS_KEYS')).toBe('');
       expect(steps.stdout).toContain(
-        'Re-encrypted with the current key: person first names 265, provider B keys 1, key check 1.',
+        'Re-encrypted with the current key: person first names 265, provider B keys 1, key check 1, webhook secrets 0, ' +
+          'previous webhook secrets 0.',
       );
       expect(steps.stderr).toContain('person first names: 265/265');
 
@@ -223,7 +224,9 @@ describe('embedded database shared safely (real processes)', () => {
       expect(oneLine(old.stderr)).toContain(KEY_MISMATCH);
       // Nothing is left to rotate.
       const rerun = await runCliProcess(['key:rotate'], { DATA_DIR: dataDir });
-      expect(rerun.stdout).toContain('person first names 0, provider B keys 0, key check 0.');
+      expect(rerun.stdout).toContain(
+        'person first names 0, provider B keys 0, key check 0, webhook secrets 0, previous webhook secrets 0.',
+      );
     },
     PROCESS_TEST_TIMEOUT,
   );
