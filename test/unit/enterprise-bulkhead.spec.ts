@@ -8,7 +8,7 @@ describe('the bulkhead per enterprise', () => {
     const firstOfA = await bulkhead.enter('a');
     const secondOfA = await bulkhead.enter('a');
     let third = false;
-    const waiting = bulkhead.enter('a').then((leave) => {
+    const waiting = Promise.resolve(bulkhead.enter('a')).then((leave) => {
       third = true;
       return leave;
     });
@@ -28,12 +28,22 @@ describe('the bulkhead per enterprise', () => {
     expect(bulkhead.active('a')).toBe(0);
   });
 
+  it('gives a free place at once, without a promise; only a full compartment answers one', () => {
+    const bulkhead = new EnterpriseBulkhead(1, 1_000);
+    const first = bulkhead.enter('a');
+    expect(typeof first).toBe('function');
+    const second = bulkhead.enter('a');
+    expect(second).toBeInstanceOf(Promise);
+    (first as () => void)();
+    return (second as Promise<() => void>).then((leave) => leave());
+  });
+
   it('hands a freed place to the longest waiter, and a place is given back once however often it is released', async () => {
     const bulkhead = new EnterpriseBulkhead(1, 1_000);
     const first = await bulkhead.enter('a');
     const order: string[] = [];
-    const second = bulkhead.enter('a').then((leave) => (order.push('second'), leave));
-    const third = bulkhead.enter('a').then((leave) => (order.push('third'), leave));
+    const second = Promise.resolve(bulkhead.enter('a')).then((leave) => (order.push('second'), leave));
+    const third = Promise.resolve(bulkhead.enter('a')).then((leave) => (order.push('third'), leave));
     first();
     first();
     const leaveSecond = await second;

@@ -1,10 +1,22 @@
 import { CliUsageError, type CliCommand } from '../cli-command.js';
-import { selectRows } from '../../database/sql.js';
+import { selectRows, type SqlExecutor } from '../../database/sql.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The `--enterprise` option of a list command: absent, or the id of an enterprise that exists
+ * (a usage error otherwise).
+ */
+export async function enterpriseOption(db: SqlExecutor, enterprise: string | undefined): Promise<string | undefined> {
+  if (enterprise === undefined) return undefined;
+  if (!UUID.test(enterprise)) throw new CliUsageError(`--enterprise must be an enterprise id (a UUID).`);
+  const [found] = await selectRows(db, `SELECT 1 FROM enterprises WHERE id = $1`, [enterprise]);
+  if (!found) throw new CliUsageError(`No enterprise with the id ${enterprise}.`);
+  return enterprise;
+}
+
 /** Rows as tab-separated lines under a header, so they read in a terminal and cut/awk alike. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   return [header.join('\t'), ...rows.map((row) => row.join('\t'))];
 }
 
@@ -17,12 +29,7 @@ export const userListCommand: CliCommand = {
   needsDatabase: true,
   checksKey: false,
   async run({ dataSource, out }, args) {
-    const enterprise = args.options.enterprise;
-    if (enterprise !== undefined) {
-      if (!UUID.test(enterprise)) throw new CliUsageError(`--enterprise must be an enterprise id (a UUID).`);
-      const [found] = await selectRows(dataSource, `SELECT 1 FROM enterprises WHERE id = $1`, [enterprise]);
-      if (!found) throw new CliUsageError(`No enterprise with the id ${enterprise}.`);
-    }
+    const enterprise = await enterpriseOption(dataSource, args.options.enterprise);
     const users = await selectRows<{ id: string; email: string; name: string; is_active: number; enterprises: string }>(
       dataSource,
       `SELECT u.id, u.email, u.name, u.is_active,

@@ -1,8 +1,6 @@
-import { CliUsageError, type CliCommand } from '../cli-command.js';
-import { selectRows } from '../../database/sql.js';
+import type { CliCommand } from '../cli-command.js';
 import { endpointLags } from '../../webhook-endpoints/webhook-backlog.queries.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { enterpriseOption, table } from './list.commands.js';
 
 /** Outbound webhooks (issue 31): which endpoints there are, and how far behind each one is. */
 export const webhookListCommand: CliCommand = {
@@ -13,20 +11,19 @@ export const webhookListCommand: CliCommand = {
   needsDatabase: true,
   checksKey: false,
   async run({ dataSource, out }, args) {
-    const enterprise = args.options.enterprise;
-    if (enterprise !== undefined) {
-      if (!UUID.test(enterprise)) throw new CliUsageError(`--enterprise must be an enterprise id (a UUID).`);
-      const [found] = await selectRows(dataSource, `SELECT 1 FROM enterprises WHERE id = $1`, [enterprise]);
-      if (!found) throw new CliUsageError(`No enterprise with the id ${enterprise}.`);
-    }
+    const enterprise = await enterpriseOption(dataSource, args.options.enterprise);
     const endpoints = await endpointLags(dataSource, enterprise);
     if (endpoints.length === 0) {
       out(enterprise === undefined ? 'No webhook endpoints.' : 'No webhook endpoints in this enterprise.');
       return;
     }
-    out(['id', 'enterprise', 'url', 'enabled', 'lag'].join('\t'));
-    for (const e of endpoints) {
-      out([e.id, e.enterprise_id, e.url, e.enabled ? 'yes' : 'no', `${Math.floor(e.lag_seconds)}s`].join('\t'));
-    }
+    const rows = endpoints.map((e) => [
+      e.id,
+      e.enterprise_id,
+      e.url,
+      e.enabled ? 'yes' : 'no',
+      `${Math.floor(e.lag_seconds)}s`,
+    ]);
+    for (const line of table(['id', 'enterprise', 'url', 'enabled', 'lag'], rows)) out(line);
   },
 };

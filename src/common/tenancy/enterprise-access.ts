@@ -39,7 +39,8 @@ export class EnterpriseAccess {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     request.enterpriseId = enterpriseId;
-    if (this.bulkhead) await enterBulkhead(this.bulkhead, request, enterpriseId);
+    const waiting = this.bulkhead && enterBulkhead(this.bulkhead, request, enterpriseId);
+    if (waiting) await waiting;
   }
 
   /** The token lookup usually answered this already, in its own query. */

@@ -22,21 +22,23 @@ export class EnterpriseBulkhead {
     private readonly maxWaitMs: number,
   ) {}
 
-  /** Waits for a place in the enterprise's compartment; the returned function gives it back (once). */
-  async enter(enterpriseId: string): Promise<() => void> {
-    const compartment = this.compartments.get(enterpriseId) ?? { active: 0, waiting: [] };
-    this.compartments.set(enterpriseId, compartment);
+  /**
+   * A place in the enterprise's compartment; the returned function gives it back (once). A free
+   * place is given at once, without a promise (the usual case, on every request); a full
+   * compartment answers a promise that settles when a place frees or the wait is refused.
+   */
+  enter(enterpriseId: string): (() => void) | Promise<() => void> {
+    let compartment = this.compartments.get(enterpriseId);
+    if (compartment === undefined) {
+      compartment = { active: 0, waiting: [] };
+      this.compartments.set(enterpriseId, compartment);
+    }
+    const leave = this.leaver(enterpriseId, compartment);
     if (compartment.active < this.limit) {
       compartment.active += 1;
-    } else {
-      await this.wait(compartment);
+      return leave;
     }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.leave(enterpriseId, compartment);
-    };
+    return this.wait(compartment).then(() => leave);
   }
 
   /** Requests of the enterprise being served now (for tests and metrics). */
@@ -57,6 +59,15 @@ export class EnterpriseBulkhead {
       }, this.maxWaitMs);
       compartment.waiting.push(admit);
     });
+  }
+
+  private leaver(enterpriseId: string, compartment: Compartment): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.leave(enterpriseId, compartment);
+    };
   }
 
   /** Hands the place to the next waiter, or frees it. */
@@ -101,14 +112,23 @@ export function leaveBulkheadWhenDone(fastify: FastifyInstance): void {
   });
 }
 
-/** Takes a place for the request in its enterprise's compartment, given back when it is done. */
-export async function enterBulkhead(
+/**
+ * Takes a place for the request in its enterprise's compartment, given back when it is done:
+ * at once when one is free (no promise on the usual path), else after waiting for one.
+ */
+export function enterBulkhead(
   bulkhead: EnterpriseBulkhead,
   request: FastifyRequest,
   enterpriseId: string,
-): Promise<void> {
-  const leave = await bulkhead.enter(enterpriseId);
-  request.leaveEnterpriseBulkhead = leave;
-  // The client went away while this request waited: nothing will be sent, so nothing gives it back.
-  if (request.answerClosed === true) leave();
+): Promise<void> | undefined {
+  const entered = bulkhead.enter(enterpriseId);
+  if (typeof entered === 'function') {
+    request.leaveEnterpriseBulkhead = entered;
+    return undefined;
+  }
+  return entered.then((leave) => {
+    request.leaveEnterpriseBulkhead = leave;
+    // The client went away while this request waited: nothing will be sent, so nothing gives it back.
+    if (request.answerClosed === true) leave();
+  });
 }
