@@ -364,6 +364,15 @@ function scrapeEvery5s(url: string): { stop(): Promise<number> } {
 }
 
 /**
+ * BENCH_CPU_PROFILE_DIR: each service run writes a V8 CPU profile (`--cpu-prof`) into a folder
+ * of that directory named after its target, for `node dist/bench/profile-summary.js`.
+ */
+function profileFlags(name: TargetName): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(resolve(dir), name)}`] : [];
+}
+
+/**
  * The baseline has no login route; it checks a token the service issued, as the service does.
  * It runs beside the service, started once per service run.
  */
@@ -386,7 +395,7 @@ async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
       ...(pageCache ? {} : { PAGE_CACHE_MB: '0' }),
       ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     },
-    startScriptNodeFlags(ROOT),
+    [...startScriptNodeFlags(ROOT), ...profileFlags(name)],
   );
   const scraper = metricsPort ? scrapeEvery5s(`http://127.0.0.1:${metricsPort}/metrics`) : undefined;
   const baselineTarget = `baseline (Fastify + pg), beside ${redis ? 'Redis' : 'in-process'} run`;

@@ -72,6 +72,16 @@ describe('tenants never wait for each other', () => {
       payload: { title: `Written ${randomUUID()}`, person_name: 'Kim' },
     });
 
+  let url: string | undefined;
+  /** The app on a real socket (started once): a client can go away mid-request. */
+  async function listening(): Promise<string> {
+    if (url === undefined) {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      url = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
+    }
+    return url;
+  }
+
   async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number }> {
     const started = performance.now();
     const result = await run();
@@ -153,8 +163,7 @@ describe('tenants never wait for each other', () => {
   });
 
   it('a client that gives up while its request waits for a place gets it given back (real socket)', async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const base = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
+    const base = await listening();
     const bulkhead = t.app.get(EnterpriseAccess).bulkhead;
     if (!bulkhead) throw new Error('the test app runs with a bulkhead');
     const held = await holdLead(leadA);
@@ -184,5 +193,33 @@ describe('tenants never wait for each other', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(bulkhead.active(one.enterpriseId)).toBe(0);
     expect((await write('POST', 'leads')).statusCode).toBe(201);
+  });
+
+  it('a client that goes away before its place is granted does not keep the place (real socket)', async () => {
+    const base = await listening();
+    const bulkhead = t.app.get(EnterpriseAccess).bulkhead;
+    if (!bulkhead) throw new Error('the test app runs with a bulkhead');
+    // Token lookups wait on this lock, so the clients go away before the enterprise check runs.
+    const blocker = new pg.Client(t.database.url);
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE access_tokens IN ACCESS EXCLUSIVE MODE');
+    const headers = { ...apiHeaders('v2', tokenOne, one.enterpriseId), 'content-type': 'application/json' };
+    const clients = Array.from({ length: bulkhead.limit + 2 }, () => {
+      const req = request(`${base}/api/v2/leads/${leadB}`, { method: 'PUT', headers });
+      req.on('error', () => undefined);
+      req.end(JSON.stringify({ title: 'Gone', person_name: 'Kim' }));
+      return req;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    for (const req of clients) req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await blocker.query('ROLLBACK');
+    await blocker.end();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(bulkhead.active(one.enterpriseId)).toBe(0);
+    const after = await timed(() => write('PUT', `leads/${leadB}`));
+    expect(after.result.statusCode).toBe(200);
+    expect(after.ms).toBeLessThan(LOCK_TIMEOUT_MS);
   });
 });

@@ -123,12 +123,19 @@ export function enterBulkhead(
 ): Promise<void> | undefined {
   const entered = bulkhead.enter(enterpriseId);
   if (typeof entered === 'function') {
-    request.leaveEnterpriseBulkhead = entered;
+    keepPlace(request, entered);
     return undefined;
   }
-  return entered.then((leave) => {
-    request.leaveEnterpriseBulkhead = leave;
-    // The client went away while this request waited: nothing will be sent, so nothing gives it back.
-    if (request.answerClosed === true) leave();
-  });
+  return entered.then((leave) => keepPlace(request, leave));
+}
+
+/**
+ * The request holds its place until its answer is sent or its connection closes. A client that
+ * went away before the place was granted (while its token was being looked up, or while it
+ * waited) closed the connection already: nothing will be sent and no `close` comes again, so the
+ * place is given back at once.
+ */
+function keepPlace(request: FastifyRequest, leave: () => void): void {
+  request.leaveEnterpriseBulkhead = leave;
+  if (request.answerClosed === true) leave();
 }
