@@ -8,10 +8,17 @@ import type { EnterpriseHeader } from './enterprise-header.js';
 import { MembershipCheck } from './membership-check.js';
 
 /**
+ * Requests that only read. They never wait on another transaction's row locks (PostgreSQL's
+ * snapshots), so they hold a connection for the length of their own queries and share the pool
+ * in turn; only writes, which can wait on a slow writer's locks, are bounded per enterprise.
+ */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
  * The enterprise header names an enterprise the caller belongs to. Missing: 403 naming the
  * header; not a UUID or not a member: 403 Forbidden. On success the request carries the
- * enterprise's id (lower-cased) and has a place in the enterprise's bulkhead (given back when
- * its answer is sent).
+ * enterprise's id (lower-cased) and, when it writes, has a place in the enterprise's bulkhead
+ * (given back when its answer is sent).
  */
 @Injectable()
 export class EnterpriseAccess {
@@ -39,7 +46,8 @@ export class EnterpriseAccess {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     request.enterpriseId = enterpriseId;
-    const waiting = this.bulkhead && enterBulkhead(this.bulkhead, request, enterpriseId);
+    if (this.bulkhead === undefined || READ_METHODS.has(request.method)) return;
+    const waiting = enterBulkhead(this.bulkhead, request, enterpriseId);
     if (waiting) await waiting;
   }
 

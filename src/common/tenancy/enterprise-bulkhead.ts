@@ -8,9 +8,9 @@ interface Compartment {
 }
 
 /**
- * A bulkhead per enterprise: at most `limit` requests of one enterprise are served at once in
- * this process, so one tenant whose writers wait on a lock (or whose reads are slow) holds at
- * most that many of the pool's connections and the others keep theirs. A request over the
+ * A bulkhead per enterprise: at most `limit` writes of one enterprise are served at once in
+ * this process, so one tenant whose writers wait on a lock holds at most that many of the pool's
+ * connections and the others (its own reads included) keep theirs. A request over the
  * bound waits, holding no connection, up to `maxWaitMs`, then answers 503 with Retry-After
  * (nothing was done, so the client may send it again, with its Idempotency-Key if it had one).
  */
