@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { runCli } from '../helpers/run-cli.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
-import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
+import { TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 describe('bearer authentication and the enterprise header', () => {
   let t: TestApp;
   let tenant: Tenant;
   let token: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, fixture.doc);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const suite = apiSuite();
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   const get = (url: string, headers: Record<string, string>) => t.app.inject({ method: 'GET', url, headers });
 

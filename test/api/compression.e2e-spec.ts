@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { apiHeaders, type Tenant } from '../helpers/fixtures.js';
+import { type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 describe('compression when the client asks for it', () => {
   let t: TestApp;
@@ -10,12 +11,8 @@ describe('compression when the client asks for it', () => {
   let token: string;
   const leadId = randomUUID();
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, {
-      ...fixture.doc,
+  const suite = apiSuite({
+    records: (tenant) => ({
       people: Array.from({ length: 100 }, (_, i) => ({
         id: randomUUID(),
         enterprise_id: tenant.enterpriseId,
@@ -26,12 +23,9 @@ describe('compression when the client asks for it', () => {
         addresses: [{ id: randomUUID(), type: 'Residential', line1: `${i} Main St`, suburb: 'Sydney' }],
       })),
       leads: [{ id: leadId, enterprise_id: tenant.enterpriseId, title: 'Car loan', person_name: 'Jane' }],
-    });
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    }),
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   const get = (path: string, extra: Record<string, string> = {}) =>
     t.app.inject({

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { apiHeaders, importFixture, type Tenant } from '../helpers/fixtures.js';
+import { type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 type Version = 'v1' | 'v2';
 
@@ -20,12 +21,8 @@ describe('conditional GET: ETag and If-None-Match', () => {
     phone: randomUUID(),
   };
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, {
-      ...fixture.doc,
+  const suite = apiSuite({
+    records: (tenant) => ({
       people: [
         {
           id: ids.person,
@@ -50,12 +47,9 @@ describe('conditional GET: ETag and If-None-Match', () => {
         { id: ids.lead, enterprise_id: tenant.enterpriseId, title: 'Car loan', person_name: 'Jane' },
         { id: ids.foreignLead, enterprise_id: tenant.otherEnterpriseId, title: 'Theirs', person_name: 'Otto' },
       ],
-    });
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    }),
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   function get(version: Version, path: string, extra: Record<string, string> = {}) {
     return t.app.inject({

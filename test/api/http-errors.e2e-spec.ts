@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { apiHeaders, type Tenant } from '../helpers/fixtures.js';
+import { type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 describe('error bodies', () => {
   let t: TestApp;
   let tenant: Tenant;
   let token: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, fixture.doc);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const suite = apiSuite();
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   it.each(['/api/v2/nothing', '/api/v1/people-and-more', '/api/v3/users', '/elsewhere'])(
     'unknown route %s is 404 naming it',

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { selectRows } from '../../src/database/sql.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 const T1 = '2026-01-01T09:00:00.000Z';
 const T2 = '2026-02-01T09:00:00.000Z';
@@ -30,12 +31,8 @@ describe('leads: list, retrieve, create, update, delete', () => {
   const newer = randomUUID();
   const foreign = randomUUID();
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, {
-      ...fixture.doc,
+  const suite = apiSuite({
+    records: (tenant) => ({
       leads: [
         {
           id: older,
@@ -66,12 +63,11 @@ describe('leads: list, retrieve, create, update, delete', () => {
           updated_at: T3,
         },
       ],
-    });
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
-    outsiderToken = await loginToken(t.app, tenant.outsider.email, tenant.outsider.password);
+    }),
   });
-  afterAll(async () => {
-    await t.close();
+  beforeAll(async () => {
+    ({ t, tenant, token } = suite);
+    outsiderToken = await loginToken(t.app, tenant.outsider.email, tenant.outsider.password);
   });
 
   const call = (

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { apiHeaders, tenantDocument } from '../helpers/fixtures.js';
+import { type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 const T0 = '2025-12-31T23:59:59.999Z';
 const T1 = '2026-02-01T09:00:00.000Z';
@@ -294,14 +295,8 @@ describe('organisations', () => {
   let t: TestApp;
   let token: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    await importFixture(t, fixture);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const suite = apiSuite({ fixture: { doc: fixture, tenant } });
+  beforeAll(() => void ({ t, token } = suite));
 
   const get = (version: 'v1' | 'v2', path: string) =>
     t.app.inject({ method: 'GET', url: `/api/${version}${path}`, headers: apiHeaders(version, token, OWN) });

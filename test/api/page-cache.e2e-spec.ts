@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { apiHeaders, importFixture, type Tenant } from '../helpers/fixtures.js';
 import { withStatements } from '../helpers/statements.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 type Version = 'v1' | 'v2';
 
@@ -21,12 +22,8 @@ describe('page cache: a list page kept under its ETag', () => {
   const ids = { person: randomUUID(), phone: randomUUID(), lead: randomUUID(), application: randomUUID() };
   const quote = randomUUID();
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, {
-      ...fixture.doc,
+  const suite = apiSuite({
+    records: (tenant) => ({
       people: [
         {
           id: ids.person,
@@ -54,12 +51,9 @@ describe('page cache: a list page kept under its ETag', () => {
         },
       ],
       leads: [{ id: ids.lead, enterprise_id: tenant.enterpriseId, title: 'Car loan', person_name: 'Jane' }],
-    });
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    }),
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   /** One GET and the number of SQL statements it sent. */
   async function get(version: Version, path: string, extra: Record<string, string> = {}) {
@@ -219,19 +213,13 @@ describe('page cache off (PAGE_CACHE_MB=0)', () => {
   let token: string;
   let tenant: Tenant;
 
-  beforeAll(async () => {
-    t = await createTestApp({ PAGE_CACHE_MB: '0' });
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, {
-      ...fixture.doc,
+  const suite = apiSuite({
+    env: { PAGE_CACHE_MB: '0' },
+    records: (tenant) => ({
       people: [{ id: randomUUID(), enterprise_id: tenant.enterpriseId, last_name: 'Citizen' }],
-    });
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    }),
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   it('builds every page from its rows', async () => {
     const counts: number[] = [];

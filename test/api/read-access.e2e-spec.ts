@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { apiHeaders, loginToken, tenantDocument } from '../helpers/fixtures.js';
+import { type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 const { doc, tenant } = tenantDocument();
 const OWN = tenant.enterpriseId;
@@ -47,14 +48,10 @@ describe('access to people, organisations, applications and quotes', () => {
   let token: string;
   let outsiderToken: string;
 
+  const suite = apiSuite({ fixture: { doc: fixture, tenant } });
   beforeAll(async () => {
-    t = await createTestApp();
-    await importFixture(t, fixture);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    ({ t, token } = suite);
     outsiderToken = await loginToken(t.app, tenant.outsider.email, tenant.outsider.password);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   const call = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Record<string, string>) =>

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
-import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { apiHeaders, importFixture, tenantDocument } from '../helpers/fixtures.js';
+import { type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 const APP_URL = 'https://api.example.com';
 const TOTAL = 250;
@@ -72,14 +73,8 @@ describe('pagination of the read resources over 250 records', () => {
   let t: TestApp;
   let token: string;
 
-  beforeAll(async () => {
-    t = await createTestApp({ APP_URL: `${APP_URL}/` });
-    await importFixture(t, fixture);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const suite = apiSuite({ env: { APP_URL: `${APP_URL}/` }, fixture: { doc: fixture, tenant } });
+  beforeAll(() => void ({ t, token } = suite));
 
   const list = async (version: 'v1' | 'v2', resource: Resource, query: string) => {
     const res = await t.app.inject({

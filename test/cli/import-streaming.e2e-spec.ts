@@ -5,12 +5,13 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { importDocument } from '../../src/cli/import/importer.js';
 import { selectRows } from '../../src/database/sql.js';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { apiHeaders, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { runCli, runCliProcess } from '../helpers/run-cli.js';
-import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
+import { TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 
@@ -59,16 +60,8 @@ describe('streaming import (issue 17)', () => {
     APP_KEY: TEST_APP_KEY,
   });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, fixture.doc);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const suite = apiSuite();
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   async function tableCounts(): Promise<Record<string, number>> {
     const tables = ['people', 'phone_numbers', 'emails', 'leads', 'enterprises', 'users'];

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { apiHeaders, importFixture, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 interface FeedPage {
   data: { type: string; id: string; action: string; record: Record<string, unknown> | null }[];
@@ -18,16 +19,8 @@ describe('change feed beside open transactions', () => {
   let tenant: Tenant;
   let token = '';
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, fixture.doc);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const suite = apiSuite();
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   async function connect(): Promise<pg.Client> {
     const client = new pg.Client(t.database.url);

@@ -4,8 +4,9 @@ import Fastify from 'fastify';
 import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from '../../src/app.factory.js';
 import { LARGE_BODIES_AT_ONCE, LARGE_BODY_BYTES } from '../../src/common/http/large-body-limit.js';
 import { addSecurityHeaders } from '../../src/common/security/security-headers.js';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { apiHeaders, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { apiSuite } from '../helpers/api-suite.js';
 
 const JSON_CSP = "default-src 'none';frame-ancestors 'none'";
 
@@ -15,18 +16,12 @@ describe('hardening: headers, CORS, limits, timeouts', () => {
   let token = '';
   let base = '';
 
+  const suite = apiSuite();
   beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, fixture.doc);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
+    ({ t, tenant, token } = suite);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.getHttpServer().address();
     base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   it.each([
@@ -165,16 +160,8 @@ describe('inputs the fuzz suite found answering 500 (now 4xx)', () => {
   let t: TestApp;
   let tenant: Tenant;
   let token = '';
-  beforeAll(async () => {
-    t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    await importFixture(t, fixture.doc);
-    token = await loginToken(t.app, tenant.user.email, tenant.user.password);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const suite = apiSuite();
+  beforeAll(() => void ({ t, tenant, token } = suite));
 
   it('an unpaired surrogate as a lead email is a 400 naming the field', async () => {
     const res = await t.app.inject({
