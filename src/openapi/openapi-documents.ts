@@ -55,6 +55,18 @@ const COMMON_DESCRIPTION = [
   '  digits, `.`, `_` and `-`, else an id the service made. Quote it when asking about a request.',
 ];
 
+/**
+ * Which answers carry the rate-limit headers: those of requests that were counted. What is
+ * answered before a request is counted is listed, so a client knows which answers lack them.
+ */
+const RATE_LIMIT_DESCRIPTION = [
+  '- Rate limit: every answer of a counted request carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429',
+  '  adds `Retry-After` and `X-RateLimit-Reset`. Answered before the request is counted, so without them: an',
+  '  unknown path (404), a method the path does not have (405), a body that is too large (413), not JSON (415)',
+  '  or malformed (400), a request the HTTP parser refuses (400, 408, 431), a 500 or 503 while the token is',
+  '  looked up, too many large bodies at once (503), and the health checks, `/docs` and these documents.',
+];
+
 const DESCRIPTION: Record<ApiVersion, string> = {
   v2: [
     'The Finance Intake API, version 2: snake_case keys.',
@@ -64,8 +76,7 @@ const DESCRIPTION: Record<ApiVersion, string> = {
     '  except login, register, logout and the enterprise calls.',
     '- Request body keys are snake-cased before validation (`PersonName` and `personName` arrive as `person_name`).',
     '- Every error body has a `message`; validation failures add `errors`, field name to messages.',
-    '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
-    '  and `X-RateLimit-Reset`.',
+    ...RATE_LIMIT_DESCRIPTION,
     '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
     ...COMMON_DESCRIPTION,
   ].join('\n'),
@@ -78,8 +89,7 @@ const DESCRIPTION: Record<ApiVersion, string> = {
     '  except login, register, logout and the enterprise calls.',
     '- Request bodies are not normalised: the lead keys are listed with the casings v1 accepts.',
     '- Every error body has a `message`; validation failures add `errors`, field name to messages.',
-    '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
-    '  and `X-RateLimit-Reset`.',
+    ...RATE_LIMIT_DESCRIPTION,
     '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
     ...COMMON_DESCRIPTION,
   ].join('\n'),
