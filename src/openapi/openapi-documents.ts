@@ -1,4 +1,5 @@
 import type { INestApplication, Type } from '@nestjs/common';
+import { preciseSchemas } from './precise-schemas.js';
 import { DiscoveryService, ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { IS_PUBLIC } from '../common/access/public.decorator.js';
@@ -95,21 +96,27 @@ const DESCRIPTION: Record<ApiVersion, string> = {
   ].join('\n'),
 };
 
+/**
+ * A header holding a whole number. Typed as the string it arrives as (a client reads headers as
+ * text; a generator would otherwise promise a number), its digits given by the pattern.
+ */
+const DIGITS = { type: 'string', pattern: '^[0-9]+$' } as const;
+
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': {
-    description: 'Requests allowed per 60-second window (`RATE_LIMIT_PER_MINUTE`).',
-    schema: { type: 'integer', minimum: 1 },
+    description: 'Requests allowed per 60-second window (`RATE_LIMIT_PER_MINUTE`), a whole number of at least 1.',
+    schema: DIGITS,
   },
   'X-RateLimit-Remaining': {
-    description: 'Requests left in the current window.',
-    schema: { type: 'integer', minimum: 0 },
+    description: 'Requests left in the current window, a whole number.',
+    schema: DIGITS,
   },
 };
 const RETRY_HEADERS = {
-  'Retry-After': { description: 'Seconds until the next accepted request.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Seconds until the next accepted request, a whole number.', schema: DIGITS },
   'X-RateLimit-Reset': {
     description: 'Unix time (seconds) of the next accepted request.',
-    schema: { type: 'integer', minimum: 0 },
+    schema: DIGITS,
   },
 };
 
@@ -254,6 +261,7 @@ export function buildOpenApiDocuments(
     closeResponseObjects(document, liftRequestSchemas(document));
     if (version === 'v1') caseV1Schemas(document);
     toOpenApi31(document);
+    preciseSchemas(document.components as Record<string, unknown>, version);
     pruneComponents(document);
     const used = new Set(Object.values(document.paths).flatMap((i) => Object.values(i).flatMap((o) => tagsOf(o))));
     document.tags = TAGS.filter((tag) => used.has(tag.name));
