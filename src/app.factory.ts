@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { leaveBulkheadWhenDone } from './common/tenancy/enterprise-bulkhead.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
+import { answerClientError } from './common/http/client-error-answer.js';
 import { compressWhenAsked } from './common/http/compression.js';
 import { keepListPages } from './common/http/conditional/page-cache.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
@@ -73,6 +74,9 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
           .header(REQUEST_ID_HEADER, request.id);
         errors.reply(error, request, reply);
       },
+      // A request Node's HTTP parser refuses (headers over 16 KiB, a CR, LF or NUL in a header):
+      // answered on the socket before any hook, with the headers and body shape of the others.
+      clientErrorHandler: answerClientError,
       bodyLimit: BODY_LIMIT_BYTES,
       trustProxy: config.trustProxy,
       requestTimeout: REQUEST_TIMEOUT_MS,

@@ -3,9 +3,16 @@ import type { paths } from './generated/v2.js';
 
 export type Api = Client<paths>;
 
+/**
+ * How the documents write a list in the query (`style: form`, `explode: false`): the change
+ * feed's `types: ['lead', 'person']` is sent as `types=lead,person`. openapi-fetch does not read
+ * the style from the document, so it is given here once.
+ */
+const querySerializer = { array: { style: 'form', explode: false } } as const;
+
 /** A client without credentials: for logging in. */
 export function anonymousClient(baseUrl: string): Api {
-  return createClient<paths>({ baseUrl });
+  return createClient<paths>({ baseUrl, querySerializer });
 }
 
 /**
@@ -15,6 +22,7 @@ export function anonymousClient(baseUrl: string): Api {
 export function authorisedClient(baseUrl: string, token: string, enterpriseId?: string): Api {
   return createClient<paths>({
     baseUrl,
+    querySerializer,
     headers: {
       Authorization: `Bearer ${token}`,
       ...(enterpriseId === undefined ? {} : { 'X-Enterprise-Id': enterpriseId }),

@@ -69,6 +69,22 @@ async function updateLead(api: Api, id: string, body: LeadInput): Promise<Lead> 
   return data.data;
 }
 
+/**
+ * Reads the first page of people again with the ETag of an earlier read, as a cache does. A 304
+ * means the copy kept is still current: openapi-fetch then gives no `data` and an `error` that is
+ * an empty string (there is no body), so the status is what to look at, before `data`.
+ */
+async function peopleUnchanged(api: Api): Promise<boolean> {
+  const first = await api.GET('/api/v2/people');
+  if (!first.data) throw failure('people page 1', first.response, first.error);
+  const etag = first.response.headers.get('ETag');
+  if (etag === null) return false;
+  const again = await api.GET('/api/v2/people', { params: { header: { 'If-None-Match': etag } } });
+  if (again.response.status === 304) return true;
+  if (!again.data) throw failure('people page 1 again', again.response, again.error);
+  return false;
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -87,11 +103,12 @@ async function followLeadChanges(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { data, error, response } = await api.GET('/api/v2/changes', {
-      params: { query: { cursor, types: 'lead', limit: 100 } },
+      params: { query: { cursor, types: ['lead'], limit: 100 } },
     });
     if (!data) throw failure('read changes', response, error);
     for (const entry of data.data) {
-      if (entry.type === 'lead' && entry.record !== null) leads.set(entry.id, entry.record);
+      // `type` and `action` say what `record` is: the lead itself on `upserted`, null on `removed`.
+      if (entry.type === 'lead' && entry.action === 'upserted') leads.set(entry.id, entry.record);
     }
     cursor = data.meta.next_cursor;
     if (data.meta.has_more) continue;
@@ -106,10 +123,11 @@ async function main(): Promise<void> {
   const api = authorisedClient(baseUrl, token, enterpriseId);
 
   // A cursor belongs to the types it was taken with: take it for the types the feed is read with.
-  const position = await api.GET('/api/v2/changes/cursor', { params: { query: { types: 'lead' } } });
+  const position = await api.GET('/api/v2/changes/cursor', { params: { query: { types: ['lead'] } } });
   if (!position.data) throw failure('change cursor', position.response, position.error);
 
   const people = await countPeople(api);
+  const unchanged = await peopleUnchanged(api);
   const created = await createLead(api, { title: 'Car loan enquiry', person_name: 'Pat Example', source: 'crm-sync' });
   const updated = await updateLead(api, created.lead.id, {
     title: 'Car loan enquiry (called back)',
@@ -127,6 +145,7 @@ async function main(): Promise<void> {
     JSON.stringify({
       enterprise_id: enterpriseId,
       people,
+      people_unchanged: unchanged,
       lead: { id: updated.id, title: updated.title },
       replayed: created.replayed,
       changed_leads: [...changes.leads.keys()],

@@ -39,12 +39,23 @@ export interface ChangeFeedQuery {
 
 const TYPE_SET = new Set<string>(CHANGE_TYPES);
 
-function parseTypes(value: unknown): ChangeType[] | undefined {
-  if (value === undefined) return [...CHANGE_TYPES];
-  if (typeof value !== 'string') return undefined;
+/** How `types` may be spaced: the served documents quote it, the parser below follows it. */
+export const TYPE_LIST_SPACING = 'whitespace around a name is ignored (`lead, person`)';
+
+/**
+ * A `types` list: names of CHANGE_TYPES separated by commas, whitespace around each ignored
+ * (TYPE_LIST_SPACING); undefined when it is not one.
+ */
+export function parseTypeList(value: string): ChangeType[] | undefined {
   const types = value.split(',').map((part) => part.trim());
   if (types.some((type) => !TYPE_SET.has(type))) return undefined;
   return CHANGE_TYPES.filter((type) => types.includes(type));
+}
+
+function parseTypes(value: unknown): ChangeType[] | undefined {
+  if (value === undefined) return [...CHANGE_TYPES];
+  if (typeof value !== 'string') return undefined;
+  return parseTypeList(value);
 }
 
 function parseLimit(value: unknown): number | undefined {

@@ -5,7 +5,7 @@ import type { LeadRecord } from './lead.presenter.js';
 @RecordSchema('Lead', 'A lead. The other stored input fields are not returned.')
 export class LeadSchema implements LeadRecord {
   @UuidField() id!: string;
-  @UuidField({ nullable: true, description: 'Owning enterprise' }) enterprise_id!: string | null;
+  @UuidField({ description: 'Owning enterprise' }) enterprise_id!: string;
   @TextField({ description: 'One-line summary' }) title!: string;
   @TextField({ nullable: true }) description!: string | null;
   @TextField({ nullable: true, description: 'Contact person display name' }) person_name!: string | null;

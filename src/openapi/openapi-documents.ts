@@ -1,4 +1,5 @@
 import type { INestApplication, Type } from '@nestjs/common';
+import { preciseSchemas } from './precise-schemas.js';
 import { DiscoveryService, ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { IS_PUBLIC } from '../common/access/public.decorator.js';
@@ -55,6 +56,18 @@ const COMMON_DESCRIPTION = [
   '  digits, `.`, `_` and `-`, else an id the service made. Quote it when asking about a request.',
 ];
 
+/**
+ * Which answers carry the rate-limit headers: those of requests that were counted. What is
+ * answered before a request is counted is listed, so a client knows which answers lack them.
+ */
+const RATE_LIMIT_DESCRIPTION = [
+  '- Rate limit: every answer of a counted request carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429',
+  '  adds `Retry-After` and `X-RateLimit-Reset`. Answered before the request is counted, so without them: an',
+  '  unknown path (404), a method the path does not have (405), a body that is too large (413), not JSON (415)',
+  '  or malformed (400), a request the HTTP parser refuses (400, 408, 431), a 500 or 503 while the token is',
+  '  looked up, too many large bodies at once (503), and the health checks, `/docs` and these documents.',
+];
+
 const DESCRIPTION: Record<ApiVersion, string> = {
   v2: [
     'The Finance Intake API, version 2: snake_case keys.',
@@ -64,8 +77,7 @@ const DESCRIPTION: Record<ApiVersion, string> = {
     '  except login, register, logout and the enterprise calls.',
     '- Request body keys are snake-cased before validation (`PersonName` and `personName` arrive as `person_name`).',
     '- Every error body has a `message`; validation failures add `errors`, field name to messages.',
-    '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
-    '  and `X-RateLimit-Reset`.',
+    ...RATE_LIMIT_DESCRIPTION,
     '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
     ...COMMON_DESCRIPTION,
   ].join('\n'),
@@ -78,28 +90,33 @@ const DESCRIPTION: Record<ApiVersion, string> = {
     '  except login, register, logout and the enterprise calls.',
     '- Request bodies are not normalised: the lead keys are listed with the casings v1 accepts.',
     '- Every error body has a `message`; validation failures add `errors`, field name to messages.',
-    '- Rate limit: every answer carries `X-RateLimit-Limit` and `X-RateLimit-Remaining`; 429 adds `Retry-After`',
-    '  and `X-RateLimit-Reset`.',
+    ...RATE_LIMIT_DESCRIPTION,
     '- A known path called with a method it does not have answers 405 with `Allow`; an unknown path 404.',
     ...COMMON_DESCRIPTION,
   ].join('\n'),
 };
 
+/**
+ * A header holding a whole number. Typed as the string it arrives as (a client reads headers as
+ * text; a generator would otherwise promise a number), its digits given by the pattern.
+ */
+const DIGITS = { type: 'string', pattern: '^[0-9]+$' } as const;
+
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': {
-    description: 'Requests allowed per 60-second window (`RATE_LIMIT_PER_MINUTE`).',
-    schema: { type: 'integer', minimum: 1 },
+    description: 'Requests allowed per 60-second window (`RATE_LIMIT_PER_MINUTE`), a whole number of at least 1.',
+    schema: DIGITS,
   },
   'X-RateLimit-Remaining': {
-    description: 'Requests left in the current window.',
-    schema: { type: 'integer', minimum: 0 },
+    description: 'Requests left in the current window, a whole number.',
+    schema: DIGITS,
   },
 };
 const RETRY_HEADERS = {
-  'Retry-After': { description: 'Seconds until the next accepted request.', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Seconds until the next accepted request, a whole number.', schema: DIGITS },
   'X-RateLimit-Reset': {
     description: 'Unix time (seconds) of the next accepted request.',
-    schema: { type: 'integer', minimum: 0 },
+    schema: DIGITS,
   },
 };
 
@@ -244,6 +261,7 @@ export function buildOpenApiDocuments(
     closeResponseObjects(document, liftRequestSchemas(document));
     if (version === 'v1') caseV1Schemas(document);
     toOpenApi31(document);
+    preciseSchemas(document.components as Record<string, unknown>, version);
     pruneComponents(document);
     const used = new Set(Object.values(document.paths).flatMap((i) => Object.values(i).flatMap((o) => tagsOf(o))));
     document.tags = TAGS.filter((tag) => used.has(tag.name));

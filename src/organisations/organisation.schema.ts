@@ -14,7 +14,7 @@ import type { OrganisationRecord } from './organisation.presenter.js';
 @RecordSchema('Organisation', 'A legal entity.')
 export class OrganisationSchema implements OrganisationRecord {
   @UuidField() id!: string;
-  @UuidField({ nullable: true, description: 'Owning enterprise' }) enterprise_id!: string | null;
+  @UuidField({ description: 'Owning enterprise' }) enterprise_id!: string;
   @TextField() legal_name!: string;
   @TextField({ nullable: true, description: 'Organisation-type label' }) legal_structure!: string | null;
   @TextField({ nullable: true }) short_name!: string | null;

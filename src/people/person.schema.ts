@@ -26,7 +26,7 @@ export class FinancialSchema implements FinancialRecord {
 @RecordSchema('Person', 'A natural person.')
 export class PersonSchema implements PersonRecord {
   @UuidField() id!: string;
-  @UuidField({ nullable: true, description: 'Owning enterprise' }) enterprise_id!: string | null;
+  @UuidField({ description: 'Owning enterprise' }) enterprise_id!: string;
   @TextField({ nullable: true, description: 'Honorific' }) title!: string | null;
   @TextField({ nullable: true, description: 'Encrypted at rest' }) first_name!: string | null;
   @TextField({ nullable: true }) middle_name!: string | null;

@@ -186,6 +186,8 @@ export class OpenApiContract {
       const schema = isObject(header.schema) ? header.schema : {};
       if (schema.type === 'integer' && !/^\d+$/.test(String(value)))
         fail(`header ${name} is "${String(value)}", not an integer`);
+      if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(String(value)))
+        fail(`header ${name} is "${String(value)}", not of the pattern ${schema.pattern}`);
     }
     for (const lower of DECLARED_HEADERS) {
       if (response.headers[lower] !== undefined && !names.has(lower))

@@ -8,6 +8,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 interface ComposeService {
   image?: string;
+  pull_policy?: string;
   build?: string | { context: string };
   command?: string[];
   environment?: Record<string, string | number>;
@@ -68,10 +69,16 @@ describe('docker-compose.yml', () => {
   };
   const { postgres, redis, migrate, api } = compose.services;
 
-  it('builds the image for a one-shot migrate service and the api, which starts after it succeeded', () => {
+  it('builds the image once, for the api, and runs the one-shot migrate from it before the api', () => {
     expect(api?.build).toBe('.');
-    expect(migrate?.build).toBe('.');
+    expect(api?.image).toBeDefined();
+    // One build: only the api has a build section; migrate names the image it tags, and is never
+    // pulled (no registry has it; Compose builds it for the api before starting either).
+    expect(Object.entries(compose.services).filter(([, service]) => service.build !== undefined)).toEqual([
+      ['api', api],
+    ]);
     expect(migrate?.image).toBe(api?.image);
+    expect(migrate?.pull_policy).toBe('never');
     expect(migrate?.command).toEqual(['node', 'dist/src/cli/main.js', 'migrate']);
     // Retried when it fails (the database not taking connections yet); done once it succeeded.
     expect(migrate?.restart).toMatch(/^on-failure(:\d+)?$/);

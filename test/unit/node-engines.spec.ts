@@ -1,36 +1,53 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import semver from 'semver';
+import { readDockerfile } from '../helpers/dockerfile.js';
 
 const root = process.cwd();
 
-interface LockedPackage {
+interface Manifest {
+  name?: string;
   version?: string;
-  dev?: boolean;
   engines?: { node?: string } | string[];
 }
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } };
-const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
-  packages: Record<string, LockedPackage>;
-};
+
+/** The directories of every package installed under a node_modules directory, nested ones too. */
+function installedPackages(modules: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(modules, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const dirs = entry.name.startsWith('@')
+      ? readdirSync(join(modules, entry.name), { withFileTypes: true })
+          .filter((scoped) => scoped.isDirectory())
+          .map((scoped) => join(modules, entry.name, scoped.name))
+      : [join(modules, entry.name)];
+    for (const dir of dirs) {
+      found.push(dir);
+      const nested = join(dir, 'node_modules');
+      if (readdirSync(dir).includes('node_modules')) found.push(...installedPackages(nested));
+    }
+  }
+  return found;
+}
 
 /**
- * Packages whose declared range is narrower than ours, loaded only by a feature the service does
- * not use or an operator turns on: file-type is @nestjs/common's, loaded only by its file-upload
- * pipes, which this API has none of; OpenTelemetry (Node 22.15 and later) is imported only when
- * tracing is on (`OTEL_EXPORTER_OTLP_ENDPOINT`), and the operator guide says which Node it needs.
+ * Every installed package with a Node range of its own: name@version -> range. These are what
+ * `npm ci` compares with the running Node (an EBADENGINE warning for each one that refuses it).
  */
-const notLoadedByDefault = (name: string): boolean => name === 'file-type' || name.startsWith('@opentelemetry/');
-
-/** Every installed package with a Node range of its own: name@version -> range. */
 function declaredRanges(): Map<string, string> {
   const ranges = new Map<string, string>();
-  for (const [path, pkg] of Object.entries(lock.packages)) {
-    if (path === '' || Array.isArray(pkg.engines) || typeof pkg.engines?.node !== 'string') continue;
-    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
-    if (!notLoadedByDefault(name)) ranges.set(`${name}@${pkg.version ?? '?'}`, pkg.engines.node);
+  for (const dir of installedPackages(join(root, 'node_modules'))) {
+    let pkg: Manifest;
+    try {
+      pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+    } catch {
+      continue; // a directory that is not a package (a bin folder, ...)
+    }
+    if (Array.isArray(pkg.engines) || typeof pkg.engines?.node !== 'string' || !pkg.name) continue;
+    ranges.set(`${pkg.name}@${pkg.version ?? '?'}`, pkg.engines.node);
   }
   return ranges;
 }
@@ -40,7 +57,7 @@ const ADMITTED = ['20.19.0', '20.20.2', '22.13.0', '22.20.0', '24.11.0', '24.12.
 /** Just outside each edge of our range. */
 const REFUSED = ['20.18.3', '21.7.3', '22.12.0', '23.11.1', '24.10.0'];
 
-describe('package.json engines (issue 20)', () => {
+describe('package.json engines', () => {
   const ours = manifest.engines.node;
   const ranges = declaredRanges();
 
@@ -53,8 +70,9 @@ describe('package.json engines (issue 20)', () => {
     expect(semver.satisfies(process.versions.node, ours)).toBe(true);
   });
 
-  it('is within every installed dependency’s own Node range', () => {
+  it('is within every installed package’s own Node range, tracing’s included (no EBADENGINE on install)', () => {
     expect(ranges.size).toBeGreaterThan(50);
+    expect([...ranges.keys()].some((name) => name.startsWith('@opentelemetry/sdk-node@'))).toBe(true);
     const narrower = [...ranges].filter(([, range]) => !semver.subset(ours, range, { includePrerelease: false }));
     expect(narrower).toEqual([]);
   });
@@ -63,6 +81,23 @@ describe('package.json engines (issue 20)', () => {
     for (const version of REFUSED) {
       const refusing = [...ranges].filter(([, range]) => !semver.satisfies(version, range)).map(([name]) => name);
       expect({ version, refused: refusing.length > 0 }).toEqual({ version, refused: true });
+    }
+  });
+});
+
+describe('the image’s Node', () => {
+  it('is a major line package.json admits, in every stage', () => {
+    const stages = readDockerfile(resolve(root, 'Dockerfile'));
+    expect(stages.length).toBeGreaterThan(0);
+    for (const stage of stages) {
+      const [, major] = /^node:(\d+)[-.]/.exec(stage.from) ?? [];
+      expect({ from: stage.from, major }).toEqual({ from: stage.from, major: expect.stringMatching(/^\d+$/) });
+      // A floating major tag (node:20-...) gets that line's newest release: admitted when the range
+      // admits the line's newest versions (and the line is not refused altogether).
+      expect({ from: stage.from, admitted: semver.intersects(`${major}.x`, manifest.engines.node) }).toEqual({
+        from: stage.from,
+        admitted: true,
+      });
     }
   });
 });
