@@ -5,6 +5,7 @@ import { startEmbeddedPostgres } from '../../dist/src/database/embedded-postgres
 import { runMigrations } from '../../dist/src/database/migration-runner.js';
 import { openDataSource } from '../../dist/src/data-source.js';
 import { CHROMIUM_PATH, chromiumInstalled } from './chromium.mjs';
+import { replicaToolsMissing } from './replica-tools.mjs';
 import { adminUrl, TEMPLATE_DATABASE } from './test-database-names.mjs';
 
 /**
@@ -21,6 +22,12 @@ export default async function globalSetup(globalConfig) {
     console.log(
       `\n${CHROMIUM_PATH} is not installed: the suite in test/browser/ (/docs in a browser) is left out. ` +
         'apt-get install chromium to run it.',
+    );
+  }
+  const replicaTools = replicaToolsMissing();
+  if (replicaTools && process.env.CI !== 'true') {
+    console.log(
+      `\nThe suites in test/replicas/ (streaming replica, PgBouncer) are left out: this machine lacks ${replicaTools}.`,
     );
   }
   const url = process.env.DATABASE_URL;
