@@ -95,6 +95,8 @@ export class ServiceMetrics {
       help: 'Per replica: 1 when its last probe answered as a standby, else 0.',
       labelNames: ['replica'] as const,
       registers: [this.registry],
+      // Workers probe on their own: 0 when any of them finds it down.
+      aggregator: 'min',
       collect: () => {
         reachable.reset();
         for (const r of this.replicas().replicas) reachable.set({ replica: r.name }, r.reachable ? 1 : 0);
@@ -105,6 +107,7 @@ export class ServiceMetrics {
       help: 'Per reachable replica: how far behind the primary its replay was at its last probe.',
       labelNames: ['replica'] as const,
       registers: [this.registry],
+      aggregator: 'max',
       collect: () => {
         lag.reset();
         for (const r of this.replicas().replicas)
@@ -116,6 +119,7 @@ export class ServiceMetrics {
       help: 'Per replica: 1 while it serves reads (reachable and within DATABASE_REPLICA_MAX_LAG_MS), else 0.',
       labelNames: ['replica'] as const,
       registers: [this.registry],
+      aggregator: 'min',
       collect: () => {
         serving.reset();
         for (const r of this.replicas().replicas) serving.set({ replica: r.name }, r.serving ? 1 : 0);

@@ -1,21 +1,13 @@
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { spawn, type SpawnOptions } from 'node:child_process';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { runMigrations } from '../../src/database/migration-runner.js';
 import { openDataSource } from '../../src/data-source.js';
 import { freePort } from './free-port.js';
+import { serverUser, startPgBouncer, type RunningPgBouncer } from './pgbouncer.mjs';
 import { POSTGRES_BIN, replicaToolsMissing } from './replica-tools.mjs';
-
-/** The OS user the servers run as: PostgreSQL refuses to run as root. */
-function serverUser(): { uid: number; gid: number } | undefined {
-  if (userInfo().uid !== 0) return undefined;
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid, gid };
-}
 
 /** Runs a server tool to its end; rejects with its output when it fails. */
 function run(command: string, args: string[], options: SpawnOptions = {}): Promise<string> {
@@ -63,13 +55,12 @@ export async function queryOn<T extends Record<string, unknown>>(
  * temporary directory and is stopped and removed by `stop()`; the machine's own server is untouched.
  */
 export class ReplicaCluster {
-  private bouncer: ChildProcess | undefined;
+  private bouncer: RunningPgBouncer | undefined;
 
   private constructor(
     private readonly dir: string,
     readonly primaryPort: number,
     readonly replicaPort: number,
-    readonly bouncerPort: number,
     private readonly user: { uid: number; gid: number } | undefined,
   ) {}
 
@@ -79,7 +70,7 @@ export class ReplicaCluster {
     const dir = mkdtempSync(join(tmpdir(), 'replica-cluster-'));
     const user = serverUser();
     if (user) chownSync(dir, user.uid, user.gid);
-    const cluster = new ReplicaCluster(dir, await freePort(), await freePort(), await freePort(), user);
+    const cluster = new ReplicaCluster(dir, await freePort(), await freePort(), user);
     try {
       await cluster.initPrimary();
       await cluster.initReplica();
@@ -242,48 +233,23 @@ export class ReplicaCluster {
   }
 
   private async startBouncer(): Promise<void> {
-    const ini = join(this.dir, 'pgbouncer.ini');
-    const users = join(this.dir, 'userlist.txt');
-    writeFileSync(users, '"postgres" ""\n');
-    // The service's connection settings travel as startup parameters, which PgBouncer cannot pass
-    // on per client: it ignores them, and the pool's server connections get them here instead.
-    const settings = `connect_query='SET statement_timeout = 15000; SET lock_timeout = 3000; SET idle_in_transaction_session_timeout = 30000'`;
-    writeFileSync(
-      ini,
-      [
-        '[databases]',
-        `primary = host=127.0.0.1 port=${this.primaryPort} dbname=postgres ${settings}`,
-        `replica = host=127.0.0.1 port=${this.replicaPort} dbname=postgres ${settings}`,
-        '[pgbouncer]',
-        'listen_addr = 127.0.0.1',
-        `listen_port = ${this.bouncerPort}`,
-        `unix_socket_dir = ${this.dir}`,
-        'auth_type = trust',
-        `auth_file = ${users}`,
-        'pool_mode = transaction',
-        'default_pool_size = 20',
-        'max_client_conn = 500',
-        'ignore_startup_parameters = extra_float_digits,statement_timeout,lock_timeout,idle_in_transaction_session_timeout',
-        `logfile = ${join(this.dir, 'pgbouncer.log')}`,
-        '',
-      ].join('\n'),
+    this.bouncer = await startPgBouncer(
+      {
+        primary: `host=127.0.0.1 port=${this.primaryPort} dbname=postgres`,
+        replica: `host=127.0.0.1 port=${this.replicaPort} dbname=postgres`,
+      },
+      'primary',
     );
-    if (this.user) chownSync(ini, this.user.uid, this.user.gid);
-    this.bouncer = spawn('pgbouncer', [ini], { ...this.asServer(), stdio: 'ignore' });
-    await waitFor(async () => {
-      await queryOn(this.bouncerPrimaryUrl, 'SELECT 1');
-      return true;
-    }, 'PgBouncer to accept connections');
+  }
+
+  /** PgBouncer's port (after start). */
+  get bouncerPort(): number {
+    return this.bouncer?.port ?? 0;
   }
 
   async stop(): Promise<void> {
-    const bouncer = this.bouncer;
+    await this.bouncer?.stop();
     this.bouncer = undefined;
-    if (bouncer && bouncer.exitCode === null) {
-      const exited = new Promise((resolve) => bouncer.once('exit', resolve));
-      bouncer.kill('SIGINT');
-      await exited;
-    }
     for (const dataDir of [this.replicaDir, this.primaryDir]) {
       if (!existsSync(join(dataDir, 'postmaster.pid'))) continue;
       await this.tool('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
