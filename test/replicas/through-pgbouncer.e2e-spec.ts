@@ -68,6 +68,14 @@ describe('primary and replica through PgBouncer in transaction mode', () => {
 
   it("serves reads from the replica, and a user's own write at once while replay is paused", async () => {
     const headers = apiHeaders('v2', token, tenant.enterpriseId);
+    const first = await app.inject({
+      method: 'POST',
+      url: '/api/v2/leads',
+      headers,
+      payload: { title: 'a page to read', person_name: 'Pat' },
+    });
+    expect(first.statusCode).toBe(201);
+    await cluster.waitForReplay();
     const onReplica = await cluster.replicaStatementCalls(LEAD_PAGE);
     expect((await app.inject({ method: 'GET', url: '/api/v2/leads', headers })).statusCode).toBe(200);
     expect(await cluster.replicaStatementCalls(LEAD_PAGE)).toBe(onReplica + 1);
@@ -84,9 +92,11 @@ describe('primary and replica through PgBouncer in transaction mode', () => {
       const id = created.json<{ data: { id: string } }>().data.id;
       const list = await app.inject({ method: 'GET', url: '/api/v2/leads', headers });
       expect(list.json<{ data: { id: string }[] }>().data.map((lead) => lead.id)).toContain(id);
-      const [row] = await queryOn<{ n: string }>(cluster.replicaUrl, 'SELECT count(*)::text AS n FROM leads WHERE id = $1', [
-        id,
-      ]);
+      const [row] = await queryOn<{ n: string }>(
+        cluster.replicaUrl,
+        'SELECT count(*)::text AS n FROM leads WHERE id = $1',
+        [id],
+      );
       // The replica does not have it yet: the answer came from the primary.
       expect(row?.n).toBe('0');
     } finally {
