@@ -23,5 +23,6 @@ export function replicaToolsMissing() {
   }
   if (!existsSync('/usr/bin/pg_basebackup')) missing.push('/usr/bin/pg_basebackup');
   if (!onPath('pgbouncer')) missing.push('pgbouncer (apt-get install pgbouncer)');
+  if (!onPath('redis-server')) missing.push('redis-server (apt-get install redis-server)');
   return missing.length === 0 ? undefined : missing.join(', ');
 }
