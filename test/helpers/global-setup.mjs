@@ -58,7 +58,9 @@ export default async function globalSetup(globalConfig) {
       );
       globalThis.__PGBOUNCER__ = bouncer;
       process.env.TEST_PGBOUNCER_PORT = String(bouncer.port);
-      console.log(`\nThe API suites reach their databases through PgBouncer (transaction mode) on port ${bouncer.port}.`);
+      console.log(
+        `\nThe API suites reach their databases through PgBouncer (transaction mode) on port ${bouncer.port}.`,
+      );
     }
     return;
   }
