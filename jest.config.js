@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { chromiumInstalled } from './test/helpers/chromium.mjs';
+import { replicaToolsMissing } from './test/helpers/replica-tools.mjs';
 
 /** @type {import('jest').Config} */
 export default {
@@ -9,13 +10,17 @@ export default {
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   // Suites that need a Redis server run only when REDIS_URL says there is one, those that need a
-  // real PostgreSQL server (killing connections) only with DATABASE_URL, and the browser suite
-  // only where chromium is installed (global setup says so; .ci/run provides all three).
+  // real PostgreSQL server (killing connections) only with DATABASE_URL, the browser suite
+  // only where chromium is installed, and the replica suites only where PostgreSQL's binaries and
+  // pgbouncer are (global setup says so; .ci/run provides all four).
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(process.env.REDIS_URL ? [] : ['<rootDir>/test/redis/']),
     ...(process.env.DATABASE_URL ? [] : ['<rootDir>/test/postgres/']),
     ...(chromiumInstalled() ? [] : ['<rootDir>/test/browser/']),
+    // The replica and PgBouncer suites start servers of their own from PostgreSQL's binaries and
+    // pgbouncer; only a machine without them, outside CI, leaves them out (CI fails instead).
+    ...(process.env.CI === 'true' || !replicaToolsMissing() ? [] : ['<rootDir>/test/replicas/']),
   ],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

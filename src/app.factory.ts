@@ -9,6 +9,9 @@ import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
 import { answerClientError } from './common/http/client-error-answer.js';
 import { compressWhenAsked } from './common/http/compression.js';
 import { keepListPages } from './common/http/conditional/page-cache.js';
+import { recordWritePositions } from './common/http/read-your-writes.js';
+import { ReadRouter } from './database/replicas/read-router.js';
+import { ReplicaSet } from './database/replicas/replica-set.js';
 import { closeConnectionsWhenDraining } from './common/http/connection-drain.js';
 import { limitLargeBodies } from './common/http/large-body-limit.js';
 import { echoRequestId, REQUEST_ID_HEADER } from './common/http/request-id-header.js';
@@ -118,7 +121,12 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   });
   registries.set(app, routes);
   caseV1Answers(fastify, app);
+  const readRouter = app.get(ReadRouter);
+  recordWritePositions(fastify, readRouter);
   if (metrics) {
+    const replicas = app.get(ReplicaSet);
+    if (replicas.configured)
+      metrics.watchReplicas(() => ({ replicas: replicas.status(), primaryReads: readRouter.primaryReads }));
     metricsByApp.set(app, metrics);
     const dataSource = app.get<DataSource>(getDataSourceToken());
     metrics.watchPool(() => (dataSource.driver as unknown as { master?: Pool }).master);

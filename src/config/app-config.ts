@@ -22,6 +22,10 @@ export interface AppConfig {
   readonly databaseLockTimeoutMs: number;
   /** Name the request path's reads so PostgreSQL parses and plans each once per connection (never on the embedded database). */
   readonly databasePreparedStatements: boolean;
+  /** Streaming replicas the request path's reads may go to; empty: all reads on the primary. */
+  readonly databaseReplicaUrls: readonly string[];
+  /** A replica further behind than this (milliseconds) serves no reads. */
+  readonly databaseReplicaMaxLagMs: number;
   /** Megabytes of list pages kept under their ETag and answered again while it holds; 0: none. */
   readonly pageCacheMegabytes: number;
   readonly dataDir: string;
@@ -132,6 +136,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  if (!env.DATABASE_URL && (env.DATABASE_REPLICA_URLS ?? []).length > 0) {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL (the primary); the embedded database has no replicas.',
+    );
+  }
+
   const poolMax = env.DATABASE_URL ? env.DATABASE_POOL_MAX : 1;
   if (env.DATABASE_POOL_MAX_PER_ENTERPRISE !== undefined && env.DATABASE_POOL_MAX_PER_ENTERPRISE > poolMax) {
     throw new ConfigError(
@@ -149,6 +159,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       poolMax === 1 ? undefined : (env.DATABASE_POOL_MAX_PER_ENTERPRISE ?? Math.ceil(poolMax / 2)),
     databaseLockTimeoutMs: env.DATABASE_LOCK_TIMEOUT_MS,
     databasePreparedStatements: env.DATABASE_PREPARED_STATEMENTS,
+    databaseReplicaUrls: env.DATABASE_REPLICA_URLS ?? [],
+    databaseReplicaMaxLagMs: env.DATABASE_REPLICA_MAX_LAG_MS,
     pageCacheMegabytes: env.PAGE_CACHE_MB,
     dataDir,
     redisUrl: env.REDIS_URL,

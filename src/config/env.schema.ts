@@ -60,6 +60,21 @@ export const envSchema = z.object({
   DATABASE_POOL_MAX_PER_ENTERPRISE: positiveInt(200).optional(),
   DATABASE_LOCK_TIMEOUT_MS: positiveInt(60_000).default(3000),
   DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
+  /** Streaming replicas for the request path's reads, comma-separated; unset: every read goes to DATABASE_URL. */
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((url) => url.trim())
+        .filter((url) => url !== ''),
+    )
+    .refine((list) => list.every((url) => /^postgres(ql)?:\/\//.test(url) && URL.canParse(url)), {
+      error: 'must be comma-separated postgres:// or postgresql:// URLs',
+    })
+    .optional(),
+  /** A replica further behind the primary than this serves no reads until it catches up. */
+  DATABASE_REPLICA_MAX_LAG_MS: positiveInt(600_000).default(1000),
   PAGE_CACHE_MB: z
     .string()
     .regex(/^\d+$/, { error: 'must be a whole number of megabytes (0 turns the page cache off)' })

@@ -2,8 +2,14 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import type { DatabaseTarget } from './data-source-options.js';
 import { PoolReader, PREPARED_STATEMENTS } from './pool-reader.js';
+import { ReadRouter } from './replicas/read-router.js';
+import { ReplicaSet } from './replicas/replica-set.js';
 
-/** The request path's reader of the database, one per application, for every module. */
+/**
+ * The request path's readers of the database, one per application, for every module: the
+ * primary's (PoolReader) and the router that sends a request's reads to a replica when
+ * DATABASE_REPLICA_URLS names any (ReadRouter).
+ */
 @Global()
 @Module({})
 export class PoolReaderModule {
@@ -16,8 +22,8 @@ export class PoolReaderModule {
     const prepare = config.databasePreparedStatements && database.embedded !== true;
     return {
       module: PoolReaderModule,
-      providers: [PoolReader, { provide: PREPARED_STATEMENTS, useValue: prepare }],
-      exports: [PoolReader],
+      providers: [PoolReader, ReplicaSet, ReadRouter, { provide: PREPARED_STATEMENTS, useValue: prepare }],
+      exports: [PoolReader, ReplicaSet, ReadRouter],
     };
   }
 }

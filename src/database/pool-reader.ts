@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type Logger } from 'typeorm';
 import type { SqlExecutor } from './sql.js';
 
 /**
@@ -57,13 +57,42 @@ export class PoolReader implements SqlExecutor {
 
   async query(sql: string, parameters: unknown[] = []): Promise<Record<string, unknown>[]> {
     // Read on each call: the pool exists only while the DataSource is initialized.
-    const pool = (this.dataSource.driver as unknown as { master?: Pool }).master;
+    const pool = this.pool;
     if (!pool) throw new Error('Connection terminated: the database connection pool is not open');
-    this.dataSource.logger.logQuery(sql, parameters);
-    const name = this.prepare ? statementNames.of(sql) : undefined;
-    const result = await pool.query<Record<string, unknown>>(
-      name === undefined ? { text: sql, values: parameters } : { text: sql, values: parameters, name },
-    );
-    return result.rows;
+    return queryPool(pool, sql, parameters, this.prepare, this.dataSource.logger);
   }
+
+  /** The primary's pg pool TypeORM opened; undefined while the DataSource is not initialized. */
+  get pool(): Pool | undefined {
+    return (this.dataSource.driver as unknown as { master?: Pool }).master;
+  }
+
+  /** TypeORM's logger, which every statement of the service goes through. */
+  get logger(): Pick<Logger, 'logQuery'> {
+    return this.dataSource.logger;
+  }
+
+  /** Whether statements are named (prepared once per connection). */
+  get preparesStatements(): boolean {
+    return this.prepare;
+  }
+}
+
+/**
+ * One statement on a pg pool, named when `prepare` says so (see PoolReader), logged through
+ * TypeORM's logger like every other statement of the service.
+ */
+export async function queryPool(
+  pool: Pool,
+  sql: string,
+  parameters: unknown[],
+  prepare: boolean,
+  logger: Pick<Logger, 'logQuery'>,
+): Promise<Record<string, unknown>[]> {
+  logger.logQuery(sql, parameters);
+  const name = prepare ? statementNames.of(sql) : undefined;
+  const result = await pool.query<Record<string, unknown>>(
+    name === undefined ? { text: sql, values: parameters } : { text: sql, values: parameters, name },
+  );
+  return result.rows;
 }

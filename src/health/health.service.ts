@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RateLimitStorage, type RedisState } from '../common/rate-limit/rate-limit.storage.js';
 import { EXPECTED_MIGRATIONS } from '../database/migration-runner.js';
+import { ReplicaSet } from '../database/replicas/replica-set.js';
+import { ReadRouter } from '../database/replicas/read-router.js';
 
 export interface HealthReport {
   status: 'ok' | 'unavailable';
@@ -16,6 +18,22 @@ export interface HealthReport {
 export interface ReadinessReport extends HealthReport {
   /** Unknown while the database does not answer. */
   migrations?: 'applied' | 'pending';
+  /** Only with DATABASE_REPLICA_URLS: each replica as the last probe found it. */
+  replicas?: ReplicaHealth[];
+  /** Only with DATABASE_REPLICA_URLS: read statements of requests the primary answered. */
+  primary_reads?: number;
+}
+
+/** One replica in the readiness answer; a replica never makes the instance unready (reads fall back). */
+export interface ReplicaHealth {
+  name: string;
+  reachable: boolean;
+  /** Reads go to it now: reachable, a standby, within DATABASE_REPLICA_MAX_LAG_MS. */
+  serving: boolean;
+  /** Milliseconds behind the primary at the last probe; null while unknown. */
+  lag_ms: number | null;
+  /** Read statements of requests it answered since this process started. */
+  reads: number;
 }
 
 const PROBE_TIMEOUT_MS = 2_000;
@@ -25,6 +43,8 @@ export class HealthService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly rateLimits: RateLimitStorage,
+    private readonly replicas: ReplicaSet,
+    private readonly router: ReadRouter,
   ) {}
 
   async report(): Promise<HealthReport> {
@@ -57,7 +77,21 @@ export class HealthService {
         message: `${pending.length} database migration(s) not applied yet.`,
       };
     }
-    return { status: 'ok', database: 'up', migrations: 'applied', ...redis };
+    return { status: 'ok', database: 'up', migrations: 'applied', ...redis, ...this.replicaPart() };
+  }
+
+  private replicaPart(): Pick<ReadinessReport, 'replicas' | 'primary_reads'> {
+    if (!this.replicas.configured) return {};
+    return {
+      replicas: this.replicas.status().map((replica) => ({
+        name: replica.name,
+        reachable: replica.reachable,
+        serving: replica.serving,
+        lag_ms: replica.lagMs ?? null,
+        reads: replica.reads,
+      })),
+      primary_reads: this.router.primaryReads,
+    };
   }
 
   /** This release's migrations the database has not recorded; undefined when it did not answer. */

@@ -9,7 +9,8 @@ import { RequestApiVersion } from '../common/http/api-version.decorator.js';
 import type { ResourceReader } from '../resources/resource-reader.js';
 import { LEADS } from './leads.resource.js';
 import { RecordIdPipe } from '../common/http/record-id.pipe.js';
-import { CurrentEnterprise } from '../common/tenancy/current-enterprise.decorator.js';
+import { ReadingAs } from '../common/tenancy/read-scope.decorator.js';
+import type { ReadScope } from '../database/replicas/write-positions.js';
 import type { AppConfig } from '../config/app-config.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import {
@@ -39,7 +40,7 @@ export abstract class LeadRoutes {
   @Operation(LEADS.list.id, LEADS.list.summary, LEADS.list.description)
   @ApiPage(LEADS.schema, LEADS.list.answer)
   async list(
-    @CurrentEnterprise() enterpriseId: string,
+    @ReadingAs() scope: ReadScope,
     @Query('page') page: unknown,
     @Req() request: FastifyRequest,
     @RequestApiVersion() version: ApiVersion,
@@ -48,13 +49,7 @@ export abstract class LeadRoutes {
     const current = parsePage(page);
     const url = listUrl(request, this.config.appUrl);
     const beforeRows = conditional.list(LEADS, current, url);
-    const { records, total } = await this.reader.listPage(
-      LEADS,
-      enterpriseId,
-      pageRequest(current),
-      version,
-      beforeRows,
-    );
+    const { records, total } = await this.reader.listPage(LEADS, scope, pageRequest(current), version, beforeRows);
     return pageEnvelope(records, total, current, url);
   }
 
@@ -66,11 +61,11 @@ export abstract class LeadRoutes {
   @ApiOtherEnterprise()
   async retrieve(
     @Param('id', new RecordIdPipe(LEADS.model)) id: string,
-    @CurrentEnterprise() enterpriseId: string,
+    @ReadingAs() scope: ReadScope,
     @RequestApiVersion() version: ApiVersion,
     @Conditional() conditional: Revalidation,
   ): Promise<DataEnvelope<LeadRecord>> {
-    return new DataEnvelope(await this.reader.get(LEADS, id, enterpriseId, version, conditional.record(LEADS, id)));
+    return new DataEnvelope(await this.reader.get(LEADS, id, scope, version, conditional.record(LEADS, id)));
   }
 
   /** Leads are never deleted through the API: 403 after authentication. */

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { ReplicaStatus } from '../database/replicas/replica-set.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Method labels: the HTTP methods the API knows; anything else is one label, not a new series. */
@@ -68,6 +69,8 @@ export class ServiceMetrics {
 
   private pool: () => Pool | undefined = () => undefined;
 
+  private replicas: () => ReplicaReport = () => ({ replicas: [], primaryReads: 0 });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     this.poolGauge('finance_intake_db_pool_connections', 'Connections the database pool holds.', (p) => p.totalCount);
@@ -78,6 +81,63 @@ export class ServiceMetrics {
       (p) => p.waitingCount,
     );
     this.backlogGauge();
+    this.replicaGauges();
+  }
+
+  /** Where the replica figures are read from at scrape time (only with DATABASE_REPLICA_URLS). */
+  watchReplicas(read: () => ReplicaReport): void {
+    this.replicas = read;
+  }
+
+  private replicaGauges(): void {
+    const reachable: Gauge<'replica'> = new Gauge({
+      name: 'finance_intake_db_replica_reachable',
+      help: 'Per replica: 1 when its last probe answered as a standby, else 0.',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      // Workers probe on their own: 0 when any of them finds it down.
+      aggregator: 'min',
+      collect: () => {
+        reachable.reset();
+        for (const r of this.replicas().replicas) reachable.set({ replica: r.name }, r.reachable ? 1 : 0);
+      },
+    });
+    const lag: Gauge<'replica'> = new Gauge({
+      name: 'finance_intake_db_replica_lag_seconds',
+      help: 'Per reachable replica: how far behind the primary its replay was at its last probe.',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      aggregator: 'max',
+      collect: () => {
+        lag.reset();
+        for (const r of this.replicas().replicas)
+          if (r.lagMs !== undefined) lag.set({ replica: r.name }, r.lagMs / 1000);
+      },
+    });
+    const serving: Gauge<'replica'> = new Gauge({
+      name: 'finance_intake_db_replica_serving',
+      help: 'Per replica: 1 while it serves reads (reachable and within DATABASE_REPLICA_MAX_LAG_MS), else 0.',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      aggregator: 'min',
+      collect: () => {
+        serving.reset();
+        for (const r of this.replicas().replicas) serving.set({ replica: r.name }, r.serving ? 1 : 0);
+      },
+    });
+    const reads: Counter<'server'> = new Counter({
+      name: 'finance_intake_db_routed_reads_total',
+      help: 'Read statements of requests, by the server that answered them (a replica, or primary).',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect: () => {
+        const report = this.replicas();
+        reads.reset();
+        if (report.replicas.length === 0) return;
+        reads.inc({ server: 'primary' }, report.primaryReads);
+        for (const r of report.replicas) reads.inc({ server: r.name }, r.reads);
+      },
+    });
   }
 
   private poolGauge(name: string, help: string, read: (pool: Pool) => number): void {
@@ -136,6 +196,13 @@ export class ServiceMetrics {
     if (provider) this.webhookDeliveries.inc({ provider, outcome: webhookOutcome(statusCode) });
     if (statusCode === 401 && route !== undefined && LOGIN_ROUTES.has(route)) this.loginFailures.inc();
   }
+}
+
+/** The replicas' figures the metrics read at scrape time. */
+export interface ReplicaReport {
+  readonly replicas: readonly ReplicaStatus[];
+  /** Read statements of requests the primary answered. */
+  readonly primaryReads: number;
 }
 
 const LOGIN_ROUTES = new Set(['/api/v1/login', '/api/v2/login']);

@@ -8,7 +8,8 @@ import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
 import { listUrl, pageEnvelope, pageRequest, parsePage } from '../common/http/pagination.js';
 import { ReadOnlyRoutes } from './read-only-routes.js';
 import { RecordIdPipe } from '../common/http/record-id.pipe.js';
-import { CurrentEnterprise } from '../common/tenancy/current-enterprise.decorator.js';
+import { ReadingAs } from '../common/tenancy/read-scope.decorator.js';
+import type { ReadScope } from '../database/replicas/write-positions.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import { ApiList, ApiOtherEnterprise, ApiPage, ApiRecord, ApiRecordId } from '../openapi/api-responses.decorator.js';
@@ -55,7 +56,7 @@ export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoute
     }
 
     async list(
-      @CurrentEnterprise() enterpriseId: string,
+      @ReadingAs() scope: ReadScope,
       @Req() request: FastifyRequest,
       @RequestApiVersion() version: ApiVersion,
       @Conditional() conditional: Revalidation,
@@ -63,25 +64,19 @@ export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoute
       const page = parsePage((request.query as { page?: unknown }).page);
       const url = listUrl(request, this.config.appUrl);
       const beforeRows = conditional.list(resource, page, url);
-      const { records, total } = await this.reader.listPage(
-        resource,
-        enterpriseId,
-        pageRequest(page),
-        version,
-        beforeRows,
-      );
+      const { records, total } = await this.reader.listPage(resource, scope, pageRequest(page), version, beforeRows);
       if (!resource.rows.paged) return new DataEnvelope(records);
       return pageEnvelope(records, total, page, url);
     }
 
     async retrieve(
       @Param('id', new RecordIdPipe(resource.model)) id: string,
-      @CurrentEnterprise() enterpriseId: string,
+      @ReadingAs() scope: ReadScope,
       @RequestApiVersion() version: ApiVersion,
       @Conditional() conditional: Revalidation,
     ): Promise<DataEnvelope<Record>> {
       const beforePresent = conditional.record(resource, id);
-      return new DataEnvelope(await this.reader.get(resource, id, enterpriseId, version, beforePresent));
+      return new DataEnvelope(await this.reader.get(resource, id, scope, version, beforePresent));
     }
   }
   const [listDecorators, retrieveDecorators] = resourceReadRoutes(resource);

@@ -5,7 +5,8 @@ import { ErrorMessages } from '../common/http/error-messages.js';
 import type { PageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { PoolReader } from '../database/pool-reader.js';
+import { ReadRouter } from '../database/replicas/read-router.js';
+import type { ReadScope } from '../database/replicas/write-positions.js';
 import type { SqlExecutor } from '../database/sql.js';
 import type { Page } from '../database/tenant-page.js';
 import type { BeforeRows } from './row-sources.js';
@@ -13,12 +14,13 @@ import type { TenantResource } from './tenant-resource.js';
 
 /**
  * The reads of every resource, driven by its descriptor: a list page, one record, a batch by id.
- * Each is a fixed number of queries whatever it returns.
+ * Each is a fixed number of queries whatever it returns, all on one server: a replica when the
+ * router finds one that has the reader's own writes, else the primary.
  */
 @Injectable()
 export class ResourceReader {
   constructor(
-    private readonly db: PoolReader,
+    private readonly router: ReadRouter,
     private readonly cipher: FieldCipher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -26,14 +28,16 @@ export class ResourceReader {
   /** One page of the enterprise's records, newest first, or all of them when not paged. */
   async listPage<Rec extends { id: string }>(
     resource: TenantResource<{ id: string }, Rec>,
-    enterpriseId: string,
+    scope: ReadScope,
     page: PageRequest,
     version: ApiVersion,
     beforeRows?: BeforeRows,
   ): Promise<Page<Rec>> {
-    const { rows, total } = await resource.rows.listRows(this.db, enterpriseId, page, beforeRows);
+    const { enterpriseId } = scope;
+    const db = this.router.readerFor(scope);
+    const { rows, total } = await resource.rows.listRows(db, enterpriseId, page, beforeRows);
     if (rows.length === 0) return { records: [], total };
-    const context = { db: this.db, cipher: this.cipher, enterpriseId, listVersion: version };
+    const context = { db, cipher: this.cipher, enterpriseId, listVersion: version };
     return { records: await resource.present(rows, context), total };
   }
 
@@ -44,18 +48,20 @@ export class ResourceReader {
   async get<Rec extends { id: string }>(
     resource: TenantResource<{ id: string }, Rec>,
     id: string,
-    enterpriseId: string,
+    scope: ReadScope,
     version: ApiVersion,
     beforePresent?: (recordVersion: string | undefined) => void,
   ): Promise<Rec> {
+    const { enterpriseId } = scope;
+    const db = this.router.readerFor(scope);
     const versionOf = beforePresent ? resource.changeType : undefined;
-    const found = await resource.rows.findRow(this.db, id, enterpriseId, versionOf);
+    const found = await resource.rows.findRow(db, id, enterpriseId, versionOf);
     if (!found) throw new RecordNotFoundException(resource.model, id);
     if (!found.inEnterprise && !resource.readableOutsideEnterprise?.(version, this.config)) {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     beforePresent?.(found.version);
-    const [record] = await resource.present([found.row], { db: this.db, cipher: this.cipher, enterpriseId });
+    const [record] = await resource.present([found.row], { db, cipher: this.cipher, enterpriseId });
     if (!record) throw new RecordNotFoundException(resource.model, id);
     return record;
   }

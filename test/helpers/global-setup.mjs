@@ -5,6 +5,8 @@ import { startEmbeddedPostgres } from '../../dist/src/database/embedded-postgres
 import { runMigrations } from '../../dist/src/database/migration-runner.js';
 import { openDataSource } from '../../dist/src/data-source.js';
 import { CHROMIUM_PATH, chromiumInstalled } from './chromium.mjs';
+import { replicaToolsMissing } from './replica-tools.mjs';
+import { startPgBouncer } from './pgbouncer.mjs';
 import { adminUrl, TEMPLATE_DATABASE } from './test-database-names.mjs';
 
 /**
@@ -23,6 +25,12 @@ export default async function globalSetup(globalConfig) {
         'apt-get install chromium to run it.',
     );
   }
+  const replicaTools = replicaToolsMissing();
+  if (replicaTools && process.env.CI !== 'true') {
+    console.log(
+      `\nThe suites in test/replicas/ (streaming replica, PgBouncer) are left out: this machine lacks ${replicaTools}.`,
+    );
+  }
   const url = process.env.DATABASE_URL;
   if (url) {
     const admin = new pg.Client(adminUrl(url));
@@ -38,6 +46,22 @@ export default async function globalSetup(globalConfig) {
     const dataSource = await openDataSource({ url: templateUrl.toString(), poolMax: 1 });
     await runMigrations(dataSource);
     await dataSource.destroy();
+    if (process.env.TEST_THROUGH_PGBOUNCER === 'true') {
+      // npm run test:pgbouncer: each test file's database is reached through PgBouncer in
+      // transaction mode (any database name is passed on to the server), see test-database.ts.
+      const server = new URL(url);
+      const bouncer = await startPgBouncer(
+        { '*': `host=${server.hostname} port=${server.port || '5432'}` },
+        // Probed on the server's own database: a pooled connection to the template would keep
+        // CREATE DATABASE ... TEMPLATE from copying it.
+        server.pathname.slice(1) || 'postgres',
+      );
+      globalThis.__PGBOUNCER__ = bouncer;
+      process.env.TEST_PGBOUNCER_PORT = String(bouncer.port);
+      console.log(
+        `\nThe API suites reach their databases through PgBouncer (transaction mode) on port ${bouncer.port}.`,
+      );
+    }
     return;
   }
   console.log('\nDATABASE_URL is not set: tests run on the embedded PostgreSQL (PGlite).');

@@ -23,6 +23,10 @@ export function testConfig(database: TestDatabase, env: Record<string, string> =
   return loadConfig({
     DATABASE_URL: database.url,
     DATABASE_POOL_MAX: String(database.poolMax),
+    // Off on the embedded server and through PgBouncer (npm run test:pgbouncer).
+    ...(database.env.DATABASE_PREPARED_STATEMENTS
+      ? { DATABASE_PREPARED_STATEMENTS: database.env.DATABASE_PREPARED_STATEMENTS }
+      : {}),
     APP_KEY: TEST_APP_KEY,
     LOG_LEVEL: 'silent',
     // Suites make far more than 60 calls a minute; the rate-limit suites set their own limit.

@@ -66,11 +66,21 @@ export async function acquireTestDatabase(options: { migrated?: boolean } = {}):
   }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
+  const bouncerPort = process.env.TEST_PGBOUNCER_PORT;
+  if (bouncerPort) {
+    // npm run test:pgbouncer: the service reaches this database through PgBouncer in transaction
+    // mode, as PgBouncer before 1.21 needs (no named statements); the admin steps stay direct.
+    url.hostname = '127.0.0.1';
+    url.port = bouncerPort;
+  }
   return {
     url: url.toString(),
     poolMax: 5,
     embedded: false,
-    env: processEnv(url.toString(), false),
+    env: {
+      ...processEnv(url.toString(), false),
+      ...(bouncerPort ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {}),
+    },
     async release() {
       const client = new pg.Client(adminUrl(serverUrl));
       await client.connect();

@@ -20,13 +20,16 @@ interface Instance {
   output: () => string;
 }
 
-/** `npm start` as an operator runs it, on the given database and a port of its own. */
-async function startInstance(databaseUrl: string): Promise<Instance> {
+/**
+ * `npm start` as an operator runs it, on the given database and a port of its own. `env`: the test
+ * database's variables (DATABASE_URL, and DATABASE_PREPARED_STATEMENTS=false through PgBouncer).
+ */
+async function startInstance(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
-      DATABASE_URL: databaseUrl,
+      ...env,
       DATABASE_POOL_MAX: '5',
       APP_KEY: TEST_APP_KEY,
       PORT: String(port),
@@ -76,7 +79,7 @@ describe('Idempotency-Key across two instances on one database', () => {
     dataSource = await openDataSource(database);
     const cipher = new FieldCipher([parseAppKey(TEST_APP_KEY) ?? Buffer.alloc(0)]);
     await importFixture({ dataSource, cipher }, doc);
-    [first, second] = await Promise.all([startInstance(database.url), startInstance(database.url)]);
+    [first, second] = await Promise.all([startInstance(database.env), startInstance(database.env)]);
   });
   afterAll(async () => {
     await Promise.all([stop(first), stop(second)]);
