@@ -170,6 +170,7 @@ async function importInTransaction(
       // After the first problem the rest of the file is only validated: nothing will be written.
       if (problems.empty) {
         stageRecord(stager, section, event.index, parsed.data);
+        stager.addChars(event.chars);
         await stager.flushFull();
       }
     }
