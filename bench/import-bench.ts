@@ -16,7 +16,8 @@ import { benchPerson, ENTERPRISE } from './lib/import-rows.js';
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+/** The CLI measured; `BENCH_IMPORT_CLI`: another build's `dist/src/cli/main.js`, for a before/after. */
+const CLI = process.env.BENCH_IMPORT_CLI ?? join(ROOT, 'dist/src/cli/main.js');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE = process.env.BENCH_IMPORT_DATABASE ?? 'fi_bench_import';
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? process.env.BENCH_IMPORT_PEOPLE ?? 100_000);
@@ -155,7 +156,7 @@ async function main(): Promise<void> {
   const lines = [
     `# bench:import, ${new Date().toISOString()}`,
     '',
-    `Commit ${commit()}. Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ` +
+    `Commit ${commit()}, CLI ${CLI}. Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ` +
       `${loadAtStart.toFixed(1)} at the start and ${(loadavg()[0] ?? 0).toFixed(1)} at the end; PostgreSQL at ` +
       `${new URL(SERVER_URL).host}.`,
     '',
