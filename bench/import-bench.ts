@@ -4,71 +4,26 @@ import { execSync, spawn } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { loadRawBaseline } from './lib/raw-import-baseline.js';
+import { benchPerson, ENTERPRISE } from './lib/import-rows.js';
 
 /**
  * `npm run bench:import`: generates import files of people shaped like the read benchmark's (2
  * phones, 1 email, 1 address, 3 financials each) and times the CLI on them against a real
- * PostgreSQL server, with each run's peak resident memory (GNU time's maximum RSS).
+ * PostgreSQL server, with each run's peak resident memory and CPU time (GNU time). In the same
+ * run, a raw baseline loads the same rows into the same tables with COPY and no checks (triggers
+ * on), and the import's time is given as a ratio of it.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+/** The CLI measured; `BENCH_IMPORT_CLI`: another build's `dist/src/cli/main.js`, for a before/after. */
+const CLI = process.env.BENCH_IMPORT_CLI ?? join(ROOT, 'dist/src/cli/main.js');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE = process.env.BENCH_IMPORT_DATABASE ?? 'fi_bench_import';
-const PEOPLE = Number(process.env.BENCH_IMPORT_PEOPLE ?? 100_000);
-const MILLION = Number(process.env.BENCH_IMPORT_MILLION ?? 1_000_000);
+const PEOPLE = Number(process.env.BENCH_PEOPLE ?? process.env.BENCH_IMPORT_PEOPLE ?? 100_000);
+const MILLION = Number(process.env.BENCH_MILLION ?? process.env.BENCH_IMPORT_MILLION ?? 1_000_000);
 const WORK = process.env.BENCH_IMPORT_DIR ?? join(ROOT, 'bench/results/import-files');
 const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
-const ENTERPRISE = '0e000000-0000-4000-8000-000000000001';
-
-/** A UUID per (kind, counter): stable across runs, so the second import finds every record. */
-function uuid(kind: number, n: number): string {
-  const hex = n.toString(16).padStart(12, '0');
-  return `${kind.toString(16).padStart(8, '0')}-0000-4000-8000-${hex}`;
-}
-
-function person(i: number): string {
-  const created = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString();
-  const nested = (kind: number, j: number) => uuid(kind, i * 4 + j);
-  return JSON.stringify({
-    id: uuid(1, i),
-    enterprise_id: ENTERPRISE,
-    title: 'Ms',
-    first_name: ['Jane', 'John', 'Aisha', 'Wei', 'Priya', 'Liam', 'Olivia', 'Noah', 'Mia', 'Lucas'][i % 10],
-    last_name: `Citizen ${i}`,
-    birthday: new Date(Date.UTC(1980, 0, 1) + (i % 9000) * 86_400_000).toISOString().slice(0, 10),
-    gender: 'Female',
-    licence: String(10_000_000 + i),
-    licence_state: 'New South Wales',
-    licence_expiry: '2030-01-01',
-    dependents: i % 4,
-    dependents_ages: '4, 7',
-    marital_status: 'Married',
-    residency_status: 'Citizen',
-    created_at: created,
-    updated_at: created,
-    phone_numbers: [
-      { id: nested(2, 0), type: 'mobile', number: '0400 000 1', is_primary: true },
-      { id: nested(2, 1), type: 'work', number: '0400 000 2', is_primary: false },
-    ],
-    emails: [{ id: nested(3, 0), address: `person-${i}@example.com`, is_primary: true }],
-    addresses: [
-      {
-        id: nested(4, 0),
-        type: 'Residential',
-        line1: '1 Main St',
-        suburb: 'Sydney',
-        state: 'New South Wales',
-        postcode: '2000',
-      },
-    ],
-    financials: [
-      { id: nested(5, 0), type: 'income', amount: '5200.00', category: 'salary and wages' },
-      { id: nested(5, 1), type: 'expense', amount: '1200.50', category: 'rent' },
-      { id: nested(5, 2), type: 'expense', amount: '0.00', category: 'other' },
-    ],
-  });
-}
 
 /** Writes the file a line at a time, waiting for the disk, so the generator itself stays small. */
 async function generate(file: string, people: number): Promise<number> {
@@ -77,7 +32,7 @@ async function generate(file: string, people: number): Promise<number> {
     if (!out.write(text)) await once(out, 'drain');
   };
   await write(`{"enterprises":[{"id":"${ENTERPRISE}","name":"Bench Finance","is_active":true}],\n"people":[\n`);
-  for (let i = 0; i < people; i++) await write(`${i === 0 ? '' : ',\n'}${person(i)}`);
+  for (let i = 0; i < people; i++) await write(`${i === 0 ? '' : ',\n'}${JSON.stringify(benchPerson(i))}`);
   await write('\n]}\n');
   out.end();
   await once(out, 'finish');
@@ -100,13 +55,22 @@ interface Run {
   records: number;
   seconds: number;
   peakRssMiB: number;
+  /** The CLI's own CPU time (user + system), seconds. */
+  cpuSeconds: number;
   summary: string;
 }
 
-/** Runs the CLI under GNU time (`%e %M`: elapsed seconds, maximum RSS in KiB). */
-function cli(args: string[], databaseUrl: string): Promise<{ seconds: number; peakRssMiB: number; stdout: string }> {
+interface CliRun {
+  seconds: number;
+  peakRssMiB: number;
+  cpuSeconds: number;
+  stdout: string;
+}
+
+/** Runs the CLI under GNU time (`%e %M %U %S`: elapsed seconds, maximum RSS in KiB, CPU seconds). */
+function cli(args: string[], databaseUrl: string): Promise<CliRun> {
   return new Promise((done, fail) => {
-    const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M', process.execPath, CLI, ...args], {
+    const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M %U %S', process.execPath, CLI, ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, APP_KEY },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -119,18 +83,19 @@ function cli(args: string[], databaseUrl: string): Promise<{ seconds: number; pe
     });
     child.on('error', fail);
     child.on('close', (code) => {
-      const match = /TIME ([\d.]+) (\d+)/.exec(stderr);
+      const match = /TIME ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
       if (code !== 0 || !match) return fail(new Error(`${args.join(' ')} failed (${code}):\n${stdout}\n${stderr}`));
-      done({ seconds: Number(match[1]), peakRssMiB: Number(match[2]) / 1024, stdout });
+      const cpuSeconds = Number(match[3]) + Number(match[4]);
+      done({ seconds: Number(match[1]), peakRssMiB: Number(match[2]) / 1024, cpuSeconds, stdout });
     });
   });
 }
 
 async function measure(name: string, records: number, args: string[], url: string): Promise<Run> {
   process.stderr.write(`\n== ${name}\n`);
-  const { seconds, peakRssMiB, stdout } = await cli([...args, '--progress-interval', '15'], url);
+  const { seconds, peakRssMiB, cpuSeconds, stdout } = await cli([...args, '--progress-interval', '15'], url);
   const summary = /people: .*/.exec(stdout)?.[0] ?? stdout.trim().split('\n').pop() ?? '';
-  return { name, records, seconds, peakRssMiB, summary };
+  return { name, records, seconds, peakRssMiB, cpuSeconds, summary };
 }
 
 function commit(): string {
@@ -151,7 +116,24 @@ async function main(): Promise<void> {
 
   let url = await recreateDatabase();
   await cli(['migrate'], url);
-  runs.push(await measure(`${PEOPLE.toLocaleString('en')} people created`, PEOPLE, ['import', small], url));
+  process.stderr.write(`\n== raw baseline: ${PEOPLE.toLocaleString('en')} people by COPY\n`);
+  const raw = await loadRawBaseline(url, APP_KEY, PEOPLE);
+  runs.push({
+    name: `raw baseline: ${PEOPLE.toLocaleString('en')} people by COPY (triggers on, no checks)`,
+    records: PEOPLE,
+    seconds: raw.seconds,
+    peakRssMiB: NaN,
+    cpuSeconds: raw.cpuSeconds,
+    summary: `${raw.rows.toLocaleString('en')} rows in ${raw.tables} tables`,
+  });
+
+  url = await recreateDatabase();
+  await cli(['migrate'], url);
+  const created = await measure(`${PEOPLE.toLocaleString('en')} people created`, PEOPLE, ['import', small], url);
+  runs.push({
+    ...created,
+    summary: `${(created.seconds / raw.seconds).toFixed(2)}x the raw baseline; ${created.summary}`,
+  });
   runs.push(await measure(`same file again (all unchanged)`, PEOPLE, ['import', small], url));
 
   if (MILLION > 0) {
@@ -174,15 +156,16 @@ async function main(): Promise<void> {
   const lines = [
     `# bench:import, ${new Date().toISOString()}`,
     '',
-    `Commit ${commit()}. Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ` +
+    `Commit ${commit()}, CLI ${CLI}. Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, load average ` +
       `${loadAtStart.toFixed(1)} at the start and ${(loadavg()[0] ?? 0).toFixed(1)} at the end; PostgreSQL at ` +
       `${new URL(SERVER_URL).host}.`,
     '',
-    '| run | time (s) | records/s | peak RSS (MiB) | summary |',
-    '| --- | ---: | ---: | ---: | --- |',
+    '| run | time (s) | records/s | CPU of the CLI (s) | peak RSS (MiB) | summary |',
+    '| --- | ---: | ---: | ---: | ---: | --- |',
     ...runs.map(
       (r) =>
-        `| ${r.name} | ${r.seconds.toFixed(1)} | ${Math.round(r.records / r.seconds).toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.summary} |`,
+        `| ${r.name} | ${r.seconds.toFixed(1)} | ${Math.round(r.records / r.seconds).toLocaleString('en')} | ` +
+        `${r.cpuSeconds.toFixed(1)} | ${Number.isNaN(r.peakRssMiB) ? '' : r.peakRssMiB.toFixed(0)} | ${r.summary} |`,
     ),
   ];
   const report = lines.join('\n');

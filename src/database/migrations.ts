@@ -9,6 +9,7 @@ import { InlineChangeCapture1764240000000 } from '../../migrations/1764240000000
 import { TruncateMovesListVersions1764300000000 } from '../../migrations/1764300000000-truncate-moves-list-versions.js';
 import { TenantsNeverWait1764400000000 } from '../../migrations/1764400000000-tenants-never-wait.js';
 import { WebhookEndpoints1764500000000 } from '../../migrations/1764500000000-webhook-endpoints.js';
+import { FinancialsOwnerIndex1764700000000 } from '../../migrations/1764700000000-financials-owner-index.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   TruncateMovesListVersions1764300000000,
   TenantsNeverWait1764400000000,
   WebhookEndpoints1764500000000,
+  FinancialsOwnerIndex1764700000000,
 ];

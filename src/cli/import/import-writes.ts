@@ -79,10 +79,33 @@ export class ImportWrites {
     this.counts[section] = counts;
     if (!this.staged(section)) return;
     this.onPhase(`writing ${section}`);
-    const outcome = await this.upsertRows(`import_${section}`, target, owning ?? null);
+    const outcome =
+      owning !== undefined && !this.anyExisted(owning)
+        ? await this.insertRows(`import_${section}`, target)
+        : await this.upsertRows(`import_${section}`, target, owning ?? null);
     counts.created = outcome.created;
     counts.updated = outcome.updated;
     this.note(target.table, outcome.created + outcome.updated);
+  }
+
+  /**
+   * The rows of a section none of whose records was in the database: all new, so they are
+   * inserted with no comparison and no look-up of the target (a record of the file that did
+   * exist after all would fail the primary key, and the import with it).
+   */
+  private async insertRows(stage: string, target: TargetTable): Promise<{ created: number; updated: number }> {
+    const names = target.columns.map((c) => c.name);
+    const [counts] = await selectRows<{ created: number }>(
+      this.db,
+      `WITH inserted AS (
+         INSERT INTO ${target.table} (id, ${names.join(', ')}, created_at, updated_at)
+         SELECT s.id, ${names.map((n) => `s.${n}`).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
+           FROM ${stage} AS s
+         RETURNING 1
+       )
+       SELECT count(*)::int AS created FROM inserted`,
+    );
+    return { created: counts?.created ?? 0, updated: 0 };
   }
 
   /**
@@ -165,7 +188,11 @@ export class ImportWrites {
     const listing = owners.filter(([section]) => this.staged(section));
     if (listing.length === 0) return;
     this.onPhase(`writing ${table}`);
+    // Owners that are all new have no rows to replace; and a row of theirs that was stored
+    // would belong to another owner, which the checks refused: every staged row is new.
+    const ownersExisted = listing.some(([section]) => this.anyExisted(section));
     for (const [section, column] of listing) {
+      if (!this.anyExisted(section)) continue;
       const stagedRows = this.staged(table) ? `AND NOT EXISTS (SELECT 1 FROM import_${table} n WHERE n.id = t.id)` : '';
       const [deleted] = await selectRows<{ count: number }>(
         this.db,
@@ -180,6 +207,11 @@ export class ImportWrites {
       this.note(table, deleted?.count ?? 0);
     }
     if (!this.staged(table)) return;
+    if (!ownersExisted) {
+      const counts = await this.insertRows(`import_${table}`, NESTED[table]);
+      this.note(table, counts.created);
+      return;
+    }
     const ownerColumns = table === 'financials' ? 't.person_id' : 't.person_id, t.organisation_id';
     const [counts] = await selectRows<{ created: number; updated: number }>(
       this.db,

@@ -8,14 +8,7 @@ import type {
   SigningDocumentInput,
   UserInput,
 } from './import-schema.js';
-import {
-  LEAD_MIXED,
-  LEAD_TEXT,
-  type NestedTable,
-  type OwnerSection,
-  type Row,
-  type StageName,
-} from './import-tables.js';
+import { LEAD_MIXED, LEAD_TEXT, type OwnerSection, type Row, type StageName } from './import-tables.js';
 
 /** Where staged rows go (the Stager's buffers). */
 export interface RowSink {
@@ -79,29 +72,54 @@ export function stageUser(sink: RowSink, ord: number, u: UserInput): void {
 type Nested = Pick<PersonInput, 'phone_numbers' | 'emails' | 'addresses'> & { financials?: PersonInput['financials'] };
 
 function stageNested(sink: RowSink, section: OwnerSection, ord: number, id: string, owner: Nested): void {
-  const owned = (table: NestedTable, j: number, row: { id: string; created_at?: string; updated_at?: string }) => ({
-    owner_section: section,
-    owner_ord: ord,
-    ord: j,
-    id: row.id,
-    person_id: section === 'people' ? id : null,
-    ...(table === 'financials' ? {} : { organisation_id: section === 'organisations' ? id : null }),
-    ...timestamps(row),
-  });
-  for (const [j, p] of (owner.phone_numbers ?? []).entries()) {
+  // Rows are built whole, in one literal each (no spreads): a large import stages millions.
+  const personId = section === 'people' ? id : null;
+  const organisationId = section === 'organisations' ? id : null;
+  const phones = owner.phone_numbers ?? [];
+  for (let j = 0; j < phones.length; j++) {
+    const p = phones[j] as NonNullable<Nested['phone_numbers']>[number];
     sink.push('phone_numbers', {
-      ...owned('phone_numbers', j, p),
+      owner_section: section,
+      owner_ord: ord,
+      ord: j,
+      id: p.id,
+      person_id: personId,
+      organisation_id: organisationId,
+      created_at: p.created_at ?? null,
+      updated_at: p.updated_at ?? null,
       type: p.type,
       number: p.number,
       is_primary: flag(p.is_primary),
     });
   }
-  for (const [j, e] of (owner.emails ?? []).entries()) {
-    sink.push('emails', { ...owned('emails', j, e), address: e.address, is_primary: flag(e.is_primary) });
+  const emails = owner.emails ?? [];
+  for (let j = 0; j < emails.length; j++) {
+    const e = emails[j] as NonNullable<Nested['emails']>[number];
+    sink.push('emails', {
+      owner_section: section,
+      owner_ord: ord,
+      ord: j,
+      id: e.id,
+      person_id: personId,
+      organisation_id: organisationId,
+      created_at: e.created_at ?? null,
+      updated_at: e.updated_at ?? null,
+      address: e.address,
+      is_primary: flag(e.is_primary),
+    });
   }
-  for (const [j, a] of (owner.addresses ?? []).entries()) {
+  const addresses = owner.addresses ?? [];
+  for (let j = 0; j < addresses.length; j++) {
+    const a = addresses[j] as NonNullable<Nested['addresses']>[number];
     sink.push('addresses', {
-      ...owned('addresses', j, a),
+      owner_section: section,
+      owner_ord: ord,
+      ord: j,
+      id: a.id,
+      person_id: personId,
+      organisation_id: organisationId,
+      created_at: a.created_at ?? null,
+      updated_at: a.updated_at ?? null,
       type: a.type,
       address: a.address === undefined ? composeAddressLine(a) : a.address,
       line1: a.line1,
@@ -112,8 +130,21 @@ function stageNested(sink: RowSink, section: OwnerSection, ord: number, id: stri
       postcode: a.postcode,
     });
   }
-  for (const [j, f] of (owner.financials ?? []).entries()) {
-    sink.push('financials', { ...owned('financials', j, f), type: f.type, amount: f.amount, category: f.category });
+  const financials = owner.financials ?? [];
+  for (let j = 0; j < financials.length; j++) {
+    const f = financials[j] as NonNullable<Nested['financials']>[number];
+    sink.push('financials', {
+      owner_section: section,
+      owner_ord: ord,
+      ord: j,
+      id: f.id,
+      person_id: personId,
+      created_at: f.created_at ?? null,
+      updated_at: f.updated_at ?? null,
+      type: f.type,
+      amount: f.amount,
+      category: f.category,
+    });
   }
 }
 

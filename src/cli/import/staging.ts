@@ -7,17 +7,8 @@ import { stageOf, type Column, type Row, type StageName, type StageTable } from 
 
 /** Rows buffered per staging table before they are sent in one COPY (or INSERT)... */
 const FLUSH_ROWS = 2000;
-/** ...or fewer when they hold this many characters of text (records with long texts). */
+/** ...or fewer when the records buffered held this many characters of JSON (records with long texts). */
 const FLUSH_CHARS = 4_000_000;
-
-function textLength(row: Row): number {
-  let length = 0;
-  for (const key in row) {
-    const value = row[key];
-    if (typeof value === 'string') length += value.length;
-  }
-  return length;
-}
 /** PostgreSQL's limit on bind parameters in one statement. */
 const MAX_PARAMETERS = 65535;
 
@@ -36,9 +27,32 @@ function textOf(value: unknown, column: Column): string | null {
 }
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const NEEDS_ESCAPE = /[\\\n\r\t]/;
 
-function copyField(text: string | null): string {
-  return text === null ? '\\N' : text.replace(/[\\\n\r\t]/g, (ch) => COPY_ESCAPES[ch] ?? ch);
+function copyText(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? text.replace(/[\\\n\r\t]/g, (ch) => COPY_ESCAPES[ch] ?? ch) : text;
+}
+
+/** A value as a field of COPY's text format. */
+function copyField(value: unknown, column: Column): string {
+  if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'string' && column.type !== 'jsonb') return copyText(value);
+  return copyText(textOf(value, column) as string);
+}
+
+/** The rows in COPY's text format: one line per row, fields in the table's column order. */
+export function copyLines(table: StageTable, rows: readonly Row[]): string {
+  const columns = table.columns;
+  let text = '';
+  for (const row of rows) {
+    let line = '';
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i] as Column;
+      line += i === 0 ? copyField(row[column.name], column) : `\t${copyField(row[column.name], column)}`;
+    }
+    text += `${line}\n`;
+  }
+  return text;
 }
 
 /** COPY ... FROM STDIN in text format: the fast path on a PostgreSQL server. */
@@ -46,13 +60,9 @@ export class CopySink implements StageSink {
   constructor(private readonly client: PoolClient) {}
 
   async write(table: StageTable, rows: readonly Row[]): Promise<void> {
-    const lines: string[] = [];
-    for (const row of rows) {
-      lines.push(table.columns.map((c) => copyField(textOf(row[c.name], c))).join('\t'));
-    }
     const names = table.columns.map((c) => c.name).join(', ');
     const copy = this.client.query(copyFrom(`COPY ${table.name} (${names}) FROM STDIN`));
-    await pipeline(Readable.from([`${lines.join('\n')}\n`]), copy);
+    await pipeline(Readable.from([copyLines(table, rows)]), copy);
   }
 }
 
@@ -92,7 +102,8 @@ export type RowPreparer = (rows: Row[]) => Promise<Row[]>;
  */
 export class Stager {
   private readonly buffers = new Map<StageName, Row[]>();
-  private readonly bufferedChars = new Map<StageName, number>();
+  /** Characters of JSON of the records whose rows are buffered. */
+  private bufferedChars = 0;
   private readonly created = new Set<StageName>();
   private readonly counts = new Map<StageName, number>();
   private sending: Promise<void> = Promise.resolve();
@@ -110,13 +121,22 @@ export class Stager {
       this.buffers.set(name, buffer);
     }
     buffer.push(row);
-    this.bufferedChars.set(name, (this.bufferedChars.get(name) ?? 0) + textLength(row));
   }
 
-  /** Sends the buffers that are full; the last batch sent may still be on its way. */
+  /** Counts the size of a record whose rows were pushed (its JSON text), to bound the buffers' memory. */
+  addChars(chars: number): void {
+    this.bufferedChars += chars;
+  }
+
+  /**
+   * Sends the buffers that are full, or all of them when the records buffered are large; the
+   * last batch sent may still be on its way.
+   */
   async flushFull(): Promise<void> {
+    const all = this.bufferedChars >= FLUSH_CHARS;
+    if (all) this.bufferedChars = 0;
     for (const [name, buffer] of this.buffers) {
-      if (buffer.length >= FLUSH_ROWS || (this.bufferedChars.get(name) ?? 0) >= FLUSH_CHARS) await this.flush(name);
+      if (all || buffer.length >= FLUSH_ROWS) await this.flush(name);
     }
   }
 
@@ -153,7 +173,6 @@ export class Stager {
     const buffer = this.buffers.get(name);
     if (buffer === undefined || buffer.length === 0) return;
     this.buffers.set(name, []);
-    this.bufferedChars.set(name, 0);
     await this.sending;
     await this.ensureCreated(name);
     const preparer = this.preparers[name];

@@ -3,8 +3,8 @@ import { RecordTimestampColumn, VarcharColumn } from '../../database/columns.js'
 import { Person } from './person.entity.js';
 
 @Entity('financials')
-/** Rows with amount <= 0 are never shown, so the index leaves them out. */
-@Index('financials_person_idx', ['personId', 'createdAt', 'id'], { where: 'amount > 0' })
+/** Every row, whatever its amount: the export and a person's delete find them all by person. */
+@Index('financials_person_idx', ['personId', 'createdAt', 'id'])
 export class Financial {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('uuid')

@@ -1,0 +1,115 @@
+import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseAppKey } from '../src/config/app-key.js';
+import { FieldCipher } from '../src/crypto/field-cipher.js';
+import { BENCH_USER, prepareBenchDatabase } from './lib/bench-database.js';
+import { cpuMs, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+
+/**
+ * `npm run bench:cpu`: the CPU time each request costs the server process, for people page 1
+ * built from its rows (page cache off) and for feed pages of 500 people, on the service and on
+ * the raw Fastify + pg baseline. CPU per request (from /proc) hardly moves with the load of a
+ * shared machine, where a throughput figure does; on a saturated server its inverse is the
+ * throughput. `BENCH_CPU_PROFILE=<dir>`: the service writes a V8 CPU profile there.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+
+interface Measured {
+  cpuMsPerRequest: number;
+  bytes: number;
+}
+
+/** `REQUESTS` GETs of `path`, `CONCURRENCY` at a time, after a warm-up; the server's CPU per request. */
+async function measure(server: RunningServer, path: string, headers: Record<string, string>): Promise<Measured> {
+  const get = async (): Promise<number> => {
+    const res = await fetch(`${server.url}${path}`, { headers });
+    const body = await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${server.name} ${path}: ${res.status} ${Buffer.from(body).toString()}`);
+    return body.byteLength;
+  };
+  let bytes = 0;
+  for (let i = 0; i < 50; i++) bytes = await get();
+  const pid = server.process.pid ?? 0;
+  const before = cpuMs(pid);
+  let left = REQUESTS;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (left-- > 0) await get();
+    }),
+  );
+  return { cpuMsPerRequest: (cpuMs(pid) - before) / REQUESTS, bytes };
+}
+
+async function main(): Promise<void> {
+  const key = parseAppKey(APP_KEY);
+  if (!key) throw new Error('bench APP_KEY is malformed');
+  const loadAtStart = loadavg()[0] ?? 0;
+  const data = await prepareBenchDatabase(DATABASE_URL, new FieldCipher([key]));
+  const env = { DATABASE_URL: data.url, APP_KEY, LOG_LEVEL: 'warn', MIGRATIONS_RUN: 'false' };
+  const flags = [...startScriptNodeFlags(ROOT)];
+  if (PROFILE_DIR) {
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    flags.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
+  }
+  const service = await startServer(
+    'service (page cache off)',
+    join(ROOT, 'dist/src/main.js'),
+    { ...env, RATE_LIMIT_PER_MINUTE: '1000000', PAGE_CACHE_MB: '0' },
+    flags,
+  );
+  const baseline = await startServer('baseline', join(ROOT, 'dist/bench/baseline/server.js'), env);
+  try {
+    const login = await fetch(`${service.url}/api/v2/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(BENCH_USER),
+    });
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'x-enterprise-id': data.enterpriseId,
+      accept: 'application/json',
+      // fetch asks for gzip by default; the baseline compresses nothing, so neither side may.
+      'accept-encoding': 'identity',
+    };
+    const rows: string[] = [];
+    const pageOne = '/api/v2/people?page=1';
+    const ours = await measure(service, pageOne, headers);
+    const theirs = await measure(baseline, pageOne, headers);
+    const feed = await measure(service, '/api/v2/changes?types=person&limit=500', headers);
+    rows.push(
+      `| people page 1, built (service) | ${ours.cpuMsPerRequest.toFixed(2)} | ${ours.bytes} |`,
+      `| people page 1 (raw Fastify + pg baseline) | ${theirs.cpuMsPerRequest.toFixed(2)} | ${theirs.bytes} |`,
+      `| change feed, 500 people (service) | ${feed.cpuMsPerRequest.toFixed(2)} | ${feed.bytes} |`,
+    );
+    process.stdout.write(
+      [
+        `# bench:cpu (${REQUESTS} requests, ${CONCURRENCY} at a time; load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end)`,
+        '',
+        '| request | server CPU ms per request | body bytes |',
+        '| --- | ---: | ---: |',
+        ...rows,
+        '',
+        `People page 1: the service's CPU per request is ${(ours.cpuMsPerRequest / theirs.cpuMsPerRequest).toFixed(2)}x the baseline's ` +
+          `(throughput ratio when CPU-bound: ${(theirs.cpuMsPerRequest / ours.cpuMsPerRequest).toFixed(2)}).`,
+        `Change feed: ${Math.round((500 * 1000) / feed.cpuMsPerRequest).toLocaleString('en')} records per CPU second of the service.`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await baseline.stop();
+    await service.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
