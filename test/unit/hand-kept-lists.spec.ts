@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { demoDocument } from '../../src/demo/demo-document.js';
 import { MIGRATIONS } from '../../src/database/migrations.js';
+import { writableAtAll } from '../../src/resources/tenant-resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 
 /**
@@ -30,7 +31,7 @@ function missing(file: string, phrase: string, names: readonly string[], form: (
 }
 
 const paths = TENANT_RESOURCES.map((r) => r.path);
-const readOnly = TENANT_RESOURCES.filter((r) => !r.writable).map((r) => r.path);
+const readOnly = TENANT_RESOURCES.filter((r) => !writableAtAll(r)).map((r) => r.path);
 const paged = TENANT_RESOURCES.filter((r) => r.rows.paged).map((r) => r.path);
 const inFeed = TENANT_RESOURCES.filter((r) => r.changeType).map((r) => r.path);
 const escape = (s: string) => s.replace(/[{}/]/g, '\\$&');
