@@ -335,9 +335,10 @@ export interface WriteTarget {
   readonly input: JsonSchema;
 }
 
-/** Every property a body schema names, with its own schema. */
-function schemaProperties(schema: JsonSchema): Map<string, JsonSchema> {
+/** Every property a body schema names, with its own schema, and the names it requires anywhere. */
+function schemaProperties(schema: JsonSchema): { properties: Map<string, JsonSchema>; required: Set<string> } {
   const out = new Map<string, JsonSchema>();
+  const required = new Set<string>();
   const stack: unknown[] = [schema];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if (Array.isArray(item)) stack.push(...(item as unknown[]));
@@ -346,10 +347,11 @@ function schemaProperties(schema: JsonSchema): Map<string, JsonSchema> {
       for (const [name, property] of Object.entries((node.properties ?? {}) as Record<string, JsonSchema>)) {
         if (!out.has(name)) out.set(name, property);
       }
+      if (Array.isArray(node.required)) for (const name of node.required as string[]) required.add(name);
       stack.push(node.allOf, node.anyOf, node.oneOf);
     }
   }
-  return out;
+  return { properties: out, required };
 }
 
 /** A value the property's schema would take (often), so many writes pass validation and are stored. */
@@ -361,24 +363,34 @@ function plausibleValue(property: JsonSchema): fc.Arbitrary<unknown> {
   const types = ([] as unknown[]).concat(property.type ?? 'string');
   const max = typeof property.maxLength === 'number' ? property.maxLength : 60;
   const options: fc.Arbitrary<unknown>[] = [];
-  if (types.includes('string')) options.push(fc.constantFrom('A value', 'Jane'), anyText(Math.min(max, 30)));
+  if (types.includes('string')) {
+    options.push(fc.constantFrom('A value', 'Jane'), fc.constantFrom('A value', 'Jane'), anyText(Math.min(max, 30)));
+  }
   if (types.includes('number')) options.push(fc.integer());
   if (types.includes('boolean')) options.push(fc.boolean());
   if (types.includes('null')) options.push(fc.constant(null));
   return options.length > 0 ? fc.oneof(...options) : hostileScalar;
 }
 
-/** A body of the target's fields (each there or not, mostly plausible values) and hostile extra keys. */
+/**
+ * A body of the target's fields (the required ones always there, the others now and then; mostly
+ * plausible values) and hostile extra keys.
+ */
 function plausibleBody(input: JsonSchema): fc.Arbitrary<string> {
+  const { properties, required } = schemaProperties(input);
   const fields = Object.fromEntries(
-    [...schemaProperties(input)].map(([name, property]) => [
+    [...properties].map(([name, property]) => [
       name,
-      fc.oneof({ weight: 4, arbitrary: plausibleValue(property) }, { weight: 1, arbitrary: hostileScalar }),
+      fc.oneof({ weight: 6, arbitrary: plausibleValue(property) }, { weight: 1, arbitrary: hostileScalar }),
     ]),
   );
   return fc
-    .tuple(fc.record(fields, { requiredKeys: [] }), hostileObject(hostileScalar))
-    .map(([values, extra]) => JSON.stringify({ ...extra, ...values }));
+    .tuple(
+      fc.record(fields, { requiredKeys: [] }),
+      fc.record(Object.fromEntries([...required].map((name) => [name, fields[name] ?? fc.constant('A value')]))),
+      hostileObject(hostileScalar),
+    )
+    .map(([some, requiredValues, extra]) => JSON.stringify({ ...extra, ...some, ...requiredValues }));
 }
 
 /**
