@@ -357,6 +357,7 @@ function schemaProperties(schema: JsonSchema): { properties: Map<string, JsonSch
 /** A value the property's schema would take (often), so many writes pass validation and are stored. */
 function plausibleValue(property: JsonSchema): fc.Arbitrary<unknown> {
   if (Array.isArray(property.enum)) return fc.constantFrom(...(property.enum as unknown[]));
+  if (property.format === 'email') return fc.oneof(fc.constant('jane@example.com'), anyText(30));
   if (property.format === 'date-time') {
     return fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }).map((ms) => new Date(ms).toISOString());
   }
@@ -373,7 +374,7 @@ function plausibleValue(property: JsonSchema): fc.Arbitrary<unknown> {
 }
 
 /**
- * A body of the target's fields (the required ones always there, the others now and then; mostly
+ * A body of the target's fields (the required ones always there, up to four others; mostly
  * plausible values) and hostile extra keys.
  */
 function plausibleBody(input: JsonSchema): fc.Arbitrary<string> {
@@ -384,9 +385,13 @@ function plausibleBody(input: JsonSchema): fc.Arbitrary<string> {
       fc.oneof({ weight: 6, arbitrary: plausibleValue(property) }, { weight: 1, arbitrary: hostileScalar }),
     ]),
   );
+  const optional = [...properties.keys()].filter((name) => !required.has(name));
+  const some = fc
+    .subarray(optional, { maxLength: 4 })
+    .chain((chosen) => fc.record(Object.fromEntries(chosen.map((name) => [name, fields[name] ?? hostileScalar]))));
   return fc
     .tuple(
-      fc.record(fields, { requiredKeys: [] }),
+      some,
       fc.record(Object.fromEntries([...required].map((name) => [name, fields[name] ?? fc.constant('A value')]))),
       hostileObject(hostileScalar),
     )
