@@ -62,7 +62,9 @@ async function columnFacts(db: DataSource, table: string): Promise<Column[]> {
     for (const { def } of checks) {
       const match = FIXED_VALUES.exec(def);
       if (match?.[1] === column.column_name && match[2] !== undefined) {
-        column.allowed = [...match[2].matchAll(/'((?:[^']|'')*)'/g)].map((value) => value[1] ?? '');
+        const values = [...match[2].matchAll(/'((?:[^']|'')*)'/g)].map((value) => value[1] ?? '');
+        // Text values only: a flag's `IN (0, 1)` is changed by its type's candidate.
+        if (values.length > 0) column.allowed = values;
       }
     }
   }
