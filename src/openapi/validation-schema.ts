@@ -62,6 +62,9 @@ const RULES: Record<string, Rule> = {
   isDateTime: (facts) => {
     facts.schema.format = 'date-time';
   },
+  isRecordId: (facts) => {
+    facts.schema.format = 'uuid';
+  },
   isScalar: (facts) => {
     facts.schema.type = [...SCALAR_TYPES];
   },

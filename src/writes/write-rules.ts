@@ -1,6 +1,7 @@
 import { ValidateBy, type ValidationArguments } from 'class-validator';
 import { isEmailAddress } from '../common/validation/email-address.js';
 import { snakeKey } from '../common/casing/snake-key.js';
+import { isUuid } from '../common/http/uuid.js';
 import { charLength, isJsonScalar, isStorableText } from './write-values.js';
 
 /**
@@ -123,11 +124,21 @@ export function IsDateTime(): PropertyDecorator {
     name: 'isDateTime',
     validator: {
       validate: (value: unknown) =>
-        absent(value) ||
-        (typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))),
+        absent(value) || (typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))),
       defaultMessage: (args) => `The ${label(args)} field must be a valid date and time with its offset.`,
     },
   });
 }
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `uuid`: the id of another record (whether it exists, and is the enterprise's, the service checks). */
+export function IsRecordId(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isRecordId',
+    validator: {
+      validate: (value: unknown) => absent(value) || (typeof value === 'string' && isUuid(value)),
+      defaultMessage: (args) => `The ${label(args)} field must be a valid UUID.`,
+    },
+  });
+}
