@@ -80,3 +80,24 @@ describe('the lists kept by hand in the documents name every resource', () => {
     });
   });
 });
+
+describe('the recipe of docs/extending.md', () => {
+  it('names the pieces of src/writes/ that exist, under those names', async () => {
+    const recipe = read('docs/extending.md');
+    const modules: Record<string, string[]> = {
+      'src/writes/writable-routes.ts': ['writableRoutes'],
+      'src/writes/write-routes.ts': ['CreateRoute', 'UpdateRoute'],
+      'src/writes/resource-body.decorator.ts': ['ResourceBody'],
+      'src/writes/v2-input.ts': ['validatedV2Input'],
+      'src/writes/write-rules.ts': ['Required', 'IsText', 'MaxChars', 'IsOneOf', 'IsDateTime', 'IsRecordId'],
+      'src/writes/write-access.guard.ts': ['recordWriteAccess'],
+    };
+    const missing: string[] = [];
+    for (const [file, names] of Object.entries(modules)) {
+      if (!recipe.includes(`\`${file}\``)) missing.push(`docs/extending.md does not name ${file}`);
+      const exported = (await import(`../../${file.replace(/\.ts$/, '.js')}`)) as Record<string, unknown>;
+      for (const name of names) if (exported[name] === undefined) missing.push(`${file} no longer exports ${name}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
