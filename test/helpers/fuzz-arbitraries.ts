@@ -348,7 +348,7 @@ function schemaProperties(schema: JsonSchema): { properties: Map<string, JsonSch
         if (!out.has(name)) out.set(name, property);
       }
       if (Array.isArray(node.required)) for (const name of node.required as string[]) required.add(name);
-      stack.push(node.allOf, node.anyOf, node.oneOf);
+      for (const part of [node.allOf, node.anyOf, node.oneOf]) if (part !== undefined) stack.push(part);
     }
   }
   return { properties: out, required };
@@ -392,8 +392,16 @@ function plausibleBody(input: JsonSchema): fc.Arbitrary<string> {
   return fc
     .tuple(
       some,
-      fc.record(Object.fromEntries([...required].map((name) => [name, fields[name] ?? fc.constant('A value')]))),
-      hostileObject(hostileScalar),
+      // Required fields take values their schema allows, so many bodies pass and are stored.
+      fc.record(
+        Object.fromEntries(
+          [...required].map((name) => {
+            const property = properties.get(name);
+            return [name, property ? plausibleValue(property) : fc.constant('A value')];
+          }),
+        ),
+      ),
+      fc.oneof(fc.constant({}), hostileObject(hostileScalar)),
     )
     .map(([some, requiredValues, extra]) => JSON.stringify({ ...extra, ...some, ...requiredValues }));
 }
