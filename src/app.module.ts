@@ -14,6 +14,7 @@ import { AuthenticationModule } from './auth/authentication.module.js';
 import { AccessGuard } from './common/access/access.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { EnterprisesModule } from './enterprises/enterprises.module.js';
+import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { LeadsModule } from './leads/leads.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ChangesModule } from './changes/changes.module.js';
@@ -40,6 +41,7 @@ export class AppModule {
         AuthModule,
         EnterprisesModule,
         ResourcesModule,
+        IdempotencyModule,
         LeadsModule,
         ChangesModule,
         WebhookEndpointsModule,
@@ -49,7 +51,7 @@ export class AppModule {
         // Token, rate limit, 401, enterprise: the order of checks of every route, in one guard.
         { provide: APP_GUARD, useClass: AccessGuard },
         // No global interceptor: v1 records are cased by a hook on v1 answers (caseV1Answers),
-        // and the v2 key normaliser is bound to the routes that read a body (the v2 lead writes).
+        // and the v2 key normaliser is bound to the routes that read a body (the v2 writes).
       ],
     };
   }

@@ -3,7 +3,7 @@ import { RecordTimestampColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 import { User } from '../users/user.entity.js';
 
-/** A remembered lead write: only the request's SHA-256 and the answer, kept 24 hours. */
+/** A remembered write: only the request's SHA-256 and the answer, kept 24 hours. */
 @Entity('idempotency_keys')
 export class IdempotencyKey {
   @PrimaryColumn('uuid')

@@ -1,4 +1,4 @@
-import { LeadValidationException } from '../common/http/validation-failed.exception.js';
+import { ResourceValidationException } from '../common/http/validation-failed.exception.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -27,6 +27,6 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   if (value === '') problem = IdempotencyMessages.empty;
   else if (value.length > IDEMPOTENCY_KEY_MAX_CHARS) problem = IdempotencyMessages.tooLong;
   else if (!VISIBLE_ASCII.test(value)) problem = IdempotencyMessages.notVisibleAscii;
-  if (problem !== undefined) throw new LeadValidationException({ [IDEMPOTENCY_KEY_HEADER]: [problem] });
+  if (problem !== undefined) throw new ResourceValidationException({ [IDEMPOTENCY_KEY_HEADER]: [problem] });
   return value;
 }

@@ -21,7 +21,7 @@ const PURGE_BATCH = 1_000;
 const EXPIRED = `created_at <= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
 
 /**
- * `Idempotency-Key` on lead writes (issue 16). The key's row is claimed with
+ * `Idempotency-Key` on the writes of every writable resource. The key's row is claimed with
  * `INSERT ... ON CONFLICT` inside the transaction of the write and holds the answer when that
  * transaction commits, so exactly one request per key writes, on any number of instances:
  *

@@ -16,7 +16,7 @@ export interface WriteRequest {
   readonly reply: FastifyReply;
 }
 
-/** The request of a lead write, for `IdempotentWrites.run` (after the guards: user and enterprise are known). */
+/** The request of a resource write, for `IdempotentWrites.run` (after the guards: user and enterprise are known). */
 export const CurrentWrite = createParamDecorator((_: unknown, context: ExecutionContext): WriteRequest => {
   const http = context.switchToHttp();
   const request = http.getRequest<FastifyRequest>();

@@ -1,3 +1,4 @@
+import { VARCHAR_MAX_CHARS } from '../writes/write-values.js';
 import type { MixedValue } from './lead.entity.js';
 
 /** Lead input columns holding text (varchar or text). */
@@ -39,7 +40,7 @@ export type TextColumn = (typeof TEXT_COLUMNS)[number];
 export type MixedColumn = (typeof MIXED_COLUMNS)[number];
 
 /** varchar(255) columns: limited to 255 characters. */
-export const NAME_MAX_CHARS = 255;
+export const NAME_MAX_CHARS = VARCHAR_MAX_CHARS;
 
 /** Column values to write; a column left out keeps its value. */
 export type LeadColumns = Partial<Record<TextColumn, string | null> & Record<MixedColumn, MixedValue>>;
@@ -51,48 +52,4 @@ export interface LeadChanges {
   readonly extraInput: Record<string, unknown>;
   /** v1 body keys: on update they replace what extra_input held under the same keys. */
   readonly sentKeys: readonly string[];
-}
-
-export function isMixedValue(value: unknown): value is MixedValue {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  );
-}
-
-/** An empty or whitespace-only string counts as absent and is stored as null (as Laravel's input). */
-export function blankToNull(value: unknown): unknown {
-  return typeof value === 'string' && value.trim() === '' ? null : value;
-}
-
-/** Length in characters (code points), as PostgreSQL and Laravel's `max` count it. */
-export function charLength(value: string): number {
-  return value.length - (value.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
-}
-
-// A NUL cannot be stored in text or jsonb, and jsonb refuses an unpaired surrogate escape.
-// eslint-disable-next-line no-control-regex
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Whether PostgreSQL can store the string as text and inside jsonb. */
-export function isStorableText(value: string): boolean {
-  return !UNSTORABLE.test(value);
-}
-
-/** Whether every key and string inside a JSON value is storable (iterative). */
-export function isStorableJson(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (typeof item === 'string') {
-      if (!isStorableText(item)) return false;
-    } else if (typeof item === 'object' && item !== null) {
-      for (const [key, child] of Object.entries(item)) {
-        if (!isStorableText(key)) return false;
-        stack.push(child);
-      }
-    }
-  }
-  return true;
 }

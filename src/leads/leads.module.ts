@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { IdempotentWrites } from '../idempotency/idempotent-writes.service.js';
-import { LeadAccessGuard } from './lead-access.guard.js';
 import { LeadsService } from './leads.service.js';
 import { V1LeadsController } from './v1/leads.controller.js';
 import { V2LeadsController } from './v2/leads.controller.js';
 
 @Module({
   controllers: [V1LeadsController, V2LeadsController],
-  providers: [LeadsService, LeadAccessGuard, IdempotentWrites],
+  providers: [LeadsService],
 })
 export class LeadsModule {}

@@ -5,7 +5,7 @@ import { LEAD_RECORD_FIELDS, presentLead, type LeadRecord, type LeadRow } from '
 import { Lead } from './lead.entity.js';
 import { LeadSchema } from './lead.schema.js';
 
-/** Leads' reads; its writes are its own (the version controllers, LeadsService). */
+/** Leads: written in both versions (the version controllers, LeadsService), read like every resource. */
 export const LEADS: TenantResource<LeadRow, LeadRecord> = {
   path: 'leads',
   model: 'Lead',
@@ -27,5 +27,5 @@ export const LEADS: TenantResource<LeadRow, LeadRecord> = {
   },
   rows: tenantTableRows({ table: 'leads', alias: 'l', columns: columnsOf(Lead, LEAD_RECORD_FIELDS, 'l') }),
   present: (rows) => Promise.resolve(rows.map(presentLead)),
-  writable: true,
+  writable: { v1: true, v2: true },
 };

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ErrorMessages } from '../common/http/error-messages.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { MIXED_COLUMNS, type LeadChanges, type LeadColumns } from './lead-fields.js';
@@ -36,16 +35,6 @@ function columnParameters(
 @Injectable()
 export class LeadsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** The path id is checked before the body is validated: 404 when absent, 403 when another enterprise's. */
-  async assertAccessible(id: string, enterpriseId: string): Promise<void> {
-    const [row] = await selectRows<Pick<LeadRow, 'enterprise_id'>>(
-      this.dataSource,
-      `SELECT enterprise_id FROM leads WHERE id = $1`,
-      [id],
-    );
-    this.owned(row, id, enterpriseId);
-  }
 
   /**
    * A new lead of the header's enterprise; whatever the body said, enterprise_id is that. `db`:
@@ -87,11 +76,5 @@ export class LeadsService {
     )) as [LeadRow[], number];
     if (!row) throw new RecordNotFoundException('Lead', id);
     return presentLead(row);
-  }
-
-  private owned<T extends Pick<LeadRow, 'enterprise_id'>>(row: T | undefined, id: string, enterpriseId: string): T {
-    if (!row) throw new RecordNotFoundException('Lead', id);
-    if (row.enterprise_id !== enterpriseId) throw new ForbiddenException({ message: ErrorMessages.forbidden });
-    return row;
   }
 }

@@ -81,8 +81,8 @@ export const ApiDisabled = (message: string = ErrorMessages.forbidden): MethodDe
     ApiResponse({ status: 403, type: ErrorSchema, description: `Always \`${message}\`` }),
   );
 
-/** 400 of lead validation; malformed JSON is a 400 too, with a message only. */
-export const ApiLeadValidation = (): MethodDecorator =>
+/** 400 of a resource write's validation; malformed JSON is a 400 too, with a message only. */
+export const ApiValidationFailure = (): MethodDecorator =>
   applyDecorators(
     ApiExtraModels(ValidationErrorSchema, ErrorSchema),
     ApiResponse({
@@ -108,7 +108,7 @@ export const ApiWithoutDatabase = (): MethodDecorator => ApiExtension(NO_DATABAS
 export const IDEMPOTENT_WRITE = 'x-idempotent-write';
 
 /**
- * The optional `Idempotency-Key` header of a lead write and the 422 of a key used for another
+ * The optional `Idempotency-Key` header of a resource write and the 422 of a key used for another
  * request. The success answer's `Idempotent-Replayed` header is added by openapi-documents.ts.
  */
 export const ApiIdempotentWrite = (): MethodDecorator =>

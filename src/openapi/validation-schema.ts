@@ -37,7 +37,7 @@ const SCALAR_TYPES = ['string', 'number', 'boolean', 'null'];
  * from being built, so a new rule cannot leave the documentation behind.
  */
 const RULES: Record<string, Rule> = {
-  // IsDefined, lead-rules Required() (no constraint) and RequiredWithout(other).
+  // IsDefined, write-rules Required() (no constraint) and RequiredWithout(other).
   isDefined: (facts, constraints) => {
     const other = constraints[0];
     if (typeof other === 'string') facts.requiredWithout.push(other);
@@ -55,6 +55,15 @@ const RULES: Record<string, Rule> = {
   maxChars: (facts, constraints) => {
     // JSON Schema counts characters (code points), as maxChars does.
     facts.schema.maxLength = constraints[0];
+  },
+  isIn: (facts, constraints) => {
+    facts.schema.enum = [...(constraints[0] as readonly string[])];
+  },
+  isDateTime: (facts) => {
+    facts.schema.format = 'date-time';
+  },
+  isRecordId: (facts) => {
+    facts.schema.format = 'uuid';
   },
   isScalar: (facts) => {
     facts.schema.type = [...SCALAR_TYPES];

@@ -41,11 +41,13 @@ export function resourceReadRoutes(resource: TenantResource): MethodDecorator[][
 }
 
 /**
- * The controller of a read-only resource, in both versions: list, retrieve and the 403 of every
- * write (inherited from ReadOnlyRoutes). v1 differs only by the global casing step.
+ * The controller of a resource in the versions it is read-only in (both, unless it is writable in
+ * one): list, retrieve and the 403 of every write (inherited from ReadOnlyRoutes). v1 differs only
+ * by the global casing step.
  */
-export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoutes> {
-  @Controller({ path: resource.path, version: BOTH_VERSIONS })
+export function readOnlyController(resource: TenantResource, versions: readonly ApiVersion[]): Type<ReadOnlyRoutes> {
+  const version = versions.length === 2 ? BOTH_VERSIONS : versions.map((v) => v.slice(1));
+  @Controller({ path: resource.path, version })
   @ApiTags(resource.tag.name)
   class ResourceController extends ReadOnlyRoutes {
     constructor(
@@ -87,7 +89,8 @@ export function readOnlyController(resource: TenantResource): Type<ReadOnlyRoute
   return ResourceController;
 }
 
-function decorate(target: Type, method: string, decorators: readonly MethodDecorator[]): void {
+/** Applies method decorators as if written above the method (the last one first). */
+export function decorate(target: Type, method: string, decorators: readonly MethodDecorator[]): void {
   const descriptor = Object.getOwnPropertyDescriptor(target.prototype, method);
   if (!descriptor) throw new Error(`${target.name} has no method ${method}`);
   for (const decorator of [...decorators].reverse()) decorator(target.prototype as object, method, descriptor);

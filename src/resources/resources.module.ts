@@ -1,12 +1,22 @@
 import { Global, Module } from '@nestjs/common';
+import type { ApiVersion } from '../common/http/api-version.js';
 import { readOnlyController } from './read-only-controller.js';
 import { ResourceReader } from './resource-reader.js';
+import { writableIn } from './tenant-resource.js';
 import { TENANT_RESOURCES } from './tenant-resources.js';
 
-/** A controller for every read-only resource, derived from its descriptor; the reader for all. */
+const VERSIONS: readonly ApiVersion[] = ['v1', 'v2'];
+
+/**
+ * A controller for every resource in the versions it is read-only in, derived from its
+ * descriptor (a writable version's controller is the resource's own); the reader for all.
+ */
 @Global()
 @Module({
-  controllers: TENANT_RESOURCES.filter((resource) => !resource.writable).map(readOnlyController),
+  controllers: TENANT_RESOURCES.flatMap((resource) => {
+    const readOnly = VERSIONS.filter((version) => !writableIn(resource, version));
+    return readOnly.length === 0 ? [] : [readOnlyController(resource, readOnly)];
+  }),
   providers: [ResourceReader],
   exports: [ResourceReader],
 })

@@ -90,6 +90,22 @@ export interface TenantResource<
   readonly importSection?: 'entity';
   /** Columns the importer must resolve to another record (enterprise_id is always checked). */
   readonly importReferences?: readonly ImportReference[];
-  /** The resource's own controllers write (leads): no read-only routes are generated. */
-  readonly writable?: boolean;
+  /**
+   * The versions whose writes the resource's own controllers serve (create and update, through
+   * src/writes/): no read-only routes are generated for those versions. Absent: read-only in both.
+   */
+  readonly writable?: Writability;
+}
+
+/** Which versions a resource is written in: `{ v1: false, v2: true }` is read-only in v1. */
+export type Writability = Readonly<Record<ApiVersion, boolean>>;
+
+/** Whether the resource takes writes in `version`. */
+export function writableIn(resource: TenantResource, version: ApiVersion): boolean {
+  return resource.writable?.[version] ?? false;
+}
+
+/** Whether the resource takes writes in any version (its table changes through the API). */
+export function writableAtAll(resource: TenantResource): boolean {
+  return writableIn(resource, 'v1') || writableIn(resource, 'v2');
 }

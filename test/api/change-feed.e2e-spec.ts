@@ -164,22 +164,38 @@ describe('change feed', () => {
     CHANGE_TYPES.map((type) => [type, resourceOfType(type).path]),
   );
 
+  /** The seeded record of each change type, which a read from the beginning must list. */
+  const seededOfType = (): Partial<Record<string, string>> => ({
+    person: seeded.person.id,
+    organisation: seeded.organisation.id,
+    application: seeded.application.id,
+    quote: seeded.quote.id,
+    lead: seeded.lead.id,
+    user: tenant.user.id,
+  });
+
   describe('read from the beginning', () => {
+    it('has a seeded record of every change type', () => {
+      const seededTypes = seededOfType();
+      expect(
+        CHANGE_TYPES.filter((type) => seededTypes[type] === undefined).map(
+          (type) =>
+            `${type}: seed a record of ${resourceOfType(type).path} in the importFixture call of ` +
+            `test/api/change-feed.e2e-spec.ts and name it in seededOfType`,
+        ),
+      ).toEqual([]);
+    });
+
     it.each(['v1', 'v2'] as const)(
       '%s lists every record of the enterprise, each exactly as its retrieve answers it',
       async (version) => {
         const { entries } = await drain(version);
         const byKey = new Map(entries.map((e) => [`${e.type}:${e.id}`, e]));
         expect(byKey.size).toBe(entries.length);
-        for (const key of [
-          `person:${seeded.person.id}`,
-          `organisation:${seeded.organisation.id}`,
-          `application:${seeded.application.id}`,
-          `quote:${seeded.quote.id}`,
-          `lead:${seeded.lead.id}`,
-          `user:${tenant.user.id}`,
-        ]) {
-          expect(byKey.get(key)?.action).toBe('upserted');
+        for (const [type, id] of Object.entries(seededOfType())) {
+          expect(`${type}:${id ?? ''} ${byKey.get(`${type}:${id ?? ''}`)?.action}`).toBe(
+            `${type}:${id ?? ''} upserted`,
+          );
         }
         expect(byKey.has(`person:${seeded.foreignPerson.id}`)).toBe(false);
         expect(byKey.has(`user:${tenant.outsider.id}`)).toBe(false);

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { RequestMethod } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
 import { ApplicationConfig, ModulesContainer } from '@nestjs/core';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { writableIn } from '../../src/resources/tenant-resource.js';
+import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 
 /**
  * Interceptors are bound only where they act: none is global, and the only route interceptor is
- * the v2 key normaliser of the lead writes. A read of either version goes through no rxjs
+ * the v2 key normaliser of the v2 writes (of every resource the descriptors make writable in v2). A read of either version goes through no rxjs
  * pipeline; v1 records are still cased (by a hook on v1 answers), bare ones included.
  */
 describe('where the pipeline steps are bound', () => {
@@ -37,13 +40,15 @@ describe('where the pipeline steps are bound', () => {
     expect(t.app.get(ApplicationConfig).getGlobalInterceptors()).toEqual([]);
   });
 
-  it('binds route interceptors to the lead writes only', () => {
+  it('binds route interceptors to the v2 writes of the writable resources only', () => {
     const bound: string[] = [];
     for (const module of t.app.get(ModulesContainer).values()) {
       for (const { metatype } of module.controllers.values()) {
         if (!metatype) continue;
         const prototype = metatype.prototype as Record<string, unknown>;
         if (Reflect.getMetadata(INTERCEPTORS_METADATA, metatype)) bound.push(metatype.name);
+        const base = String(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
+        const version = String(Reflect.getMetadata(VERSION_METADATA, metatype) ?? 'none');
         let proto: object | null = prototype;
         const methods = new Set<string>();
         while (proto && proto !== Object.prototype) {
@@ -53,11 +58,19 @@ describe('where the pipeline steps are bound', () => {
         for (const name of methods) {
           const handler = prototype[name];
           if (typeof handler !== 'function' || name === 'constructor') continue;
-          if (Reflect.getMetadata(INTERCEPTORS_METADATA, handler)) bound.push(`${metatype.name}.${name}`);
+          if (!Reflect.getMetadata(INTERCEPTORS_METADATA, handler)) continue;
+          const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+          const path = String(Reflect.getMetadata(PATH_METADATA, handler) ?? '/');
+          bound.push(`v${version} ${method} /${base}${path === '/' ? '' : `/${path}`}`);
         }
       }
     }
-    expect(bound.sort()).toEqual(['V2LeadsController.create', 'V2LeadsController.update']);
+    const v2Writes = TENANT_RESOURCES.filter((resource) => writableIn(resource, 'v2')).flatMap((resource) => [
+      `v2 POST /${resource.path}`,
+      `v2 PUT /${resource.path}/:id`,
+    ]);
+    expect(v2Writes).toContain('v2 POST /leads');
+    expect(bound.sort()).toEqual(v2Writes.sort());
   });
 
   it('still answers v1 in v1 casing: a list, a record, and the bare record of an update', async () => {

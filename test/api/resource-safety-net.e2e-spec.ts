@@ -251,7 +251,15 @@ describe('the list of an enterprise with records: all of them, newest first, met
     expect(res.statusCode).toBe(200);
     const body = res.json<{ data: JsonObject[]; meta?: { total: number } }>();
     const idKey = resource.version === 'v1' ? 'ID' : 'id';
-    expect(body.data.map((record) => record[idKey])).toEqual(expected);
+    const listed = body.data.map((record) => record[idKey]);
+    const sameRecords = [...listed].map(String).sort().join() === [...expected].sort().join();
+    if (sameRecords && listed.join() !== expected.join()) {
+      throw new Error(
+        `${label(resource)} lists the right records in another order than newest first (created_at, then id, ` +
+          'descending): read the list through tenantTableRows (its order is newestFirst), never by another column',
+      );
+    }
+    expect(listed).toEqual(expected);
     if (scope.paginated) expect(body.meta?.total).toBe(expected.length);
     else expect(body).not.toHaveProperty('meta');
   });

@@ -30,6 +30,45 @@ interface Column {
   data_type: string;
   is_nullable: 'YES' | 'NO';
   character_maximum_length: number | null;
+  /** The values a CHECK (`status IN (...)`) allows, if one fixes them. */
+  allowed?: string[];
+  /** Part of a unique index besides the primary key: a copy needs a value of its own. */
+  unique?: boolean;
+}
+
+/** `((status)::text = ANY ((ARRAY['open'::character varying, ...])::text[]))`, as PostgreSQL prints an IN list. */
+const FIXED_VALUES = /\(+(\w+)\)?(?:::[\w ]+)?\s*=\s*ANY\s*\(+ARRAY\[(.*?)\]/;
+
+async function columnFacts(db: DataSource, table: string): Promise<Column[]> {
+  const columns = await selectRows<Column>(
+    db,
+    `SELECT column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns
+      WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+    [table],
+  );
+  const checks = await selectRows<{ def: string }>(
+    db,
+    `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c'`,
+    [table],
+  );
+  const unique = await selectRows<{ name: string }>(
+    db,
+    `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+      WHERE i.indrelid = $1::regclass AND i.indisunique AND NOT i.indisprimary`,
+    [table],
+  );
+  for (const column of columns) {
+    column.unique = unique.some((u) => u.name === column.column_name);
+    for (const { def } of checks) {
+      const match = FIXED_VALUES.exec(def);
+      if (match?.[1] === column.column_name && match[2] !== undefined) {
+        const values = [...match[2].matchAll(/'((?:[^']|'')*)'/g)].map((value) => value[1] ?? '');
+        // Text values only: a flag's `IN (0, 1)` is changed by its type's candidate.
+        if (values.length > 0) column.allowed = values;
+      }
+    }
+  }
+  return columns;
 }
 
 /** New values to try for a column, in order: typed changes first, then another row's value, then null. */
@@ -50,6 +89,10 @@ function candidates(table: string, column: Column): string[] {
     bytea: `coalesce(${c}, ''::bytea) || '\\x00'::bytea`,
     jsonb: `jsonb_build_object('changed', gen_random_uuid())`,
   };
+  if (column.allowed) {
+    const values = column.allowed.map((value) => `'${value}'`).join(', ');
+    return [`(SELECT v FROM unnest(ARRAY[${values}]::text[]) v WHERE v IS DISTINCT FROM ${c}::text LIMIT 1)`, 'NULL'];
+  }
   const other = `(SELECT o.${c} FROM ${table} o WHERE o.${c} IS DISTINCT FROM ${table}.${c} AND o.${c} IS NOT NULL LIMIT 1)`;
   return [...(typed[column.data_type] ? [typed[column.data_type] ?? ''] : []), other, 'NULL'];
 }
@@ -117,12 +160,7 @@ describe('change capture of every resource with a change type', () => {
     }
 
     beforeAll(async () => {
-      columns = await selectRows<Column>(
-        db,
-        `SELECT column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns
-          WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
-        [table],
-      );
+      columns = await columnFacts(db, table);
     });
 
     it('an SQL insert moves the list version and writes the entry', async () => {
@@ -131,7 +169,7 @@ describe('change capture of every resource with a change type', () => {
       // A copy of the fixture's record; a column with a unique value of its own gets another one.
       const copied = rest.map((c) => {
         const column = columns.find((x) => x.column_name === c);
-        return column?.data_type === 'text' || column?.data_type === 'character varying'
+        return column?.unique && (column.data_type === 'text' || column.data_type === 'character varying')
           ? `CASE WHEN ${c} IS NULL THEN NULL ELSE left(${c} || '-copy', ${column.character_maximum_length ?? 1000}) END`
           : c === 'is_active'
             ? `0`

@@ -323,24 +323,118 @@ export function fuzzRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     });
 }
 
-/** Lead creates and updates only: most cases reach validation and many are stored. */
-export function leadWriteRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
+/** A JSON Schema as the served documents give it (request bodies, after `$ref`s are resolved). */
+export type JsonSchema = { [key: string]: unknown };
+
+/** One version's writes of a writable resource, as its descriptor and the served document describe them. */
+export interface WriteTarget {
+  readonly version: 'v1' | 'v2';
+  /** The resource's path segment: POST /api/{version}/{path}, PUT /api/{version}/{path}/{id}. */
+  readonly path: string;
+  /** The create body's schema (its `properties`, in `allOf`/`anyOf` parts too, name the fields). */
+  readonly input: JsonSchema;
+}
+
+/** Every property a body schema names, with its own schema, and the names it requires anywhere. */
+function schemaProperties(schema: JsonSchema): { properties: Map<string, JsonSchema>; required: Set<string> } {
+  const out = new Map<string, JsonSchema>();
+  const required = new Set<string>();
+  const stack: unknown[] = [schema];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (Array.isArray(item)) stack.push(...(item as unknown[]));
+    else if (typeof item === 'object' && item !== null) {
+      const node = item as JsonSchema;
+      for (const [name, property] of Object.entries((node.properties ?? {}) as Record<string, JsonSchema>)) {
+        if (!out.has(name)) out.set(name, property);
+      }
+      if (Array.isArray(node.required)) for (const name of node.required as string[]) required.add(name);
+      for (const part of [node.allOf, node.anyOf, node.oneOf]) if (part !== undefined) stack.push(part);
+    }
+  }
+  return { properties: out, required };
+}
+
+/** A value the property's schema would take (often), so many writes pass validation and are stored. */
+function plausibleValue(property: JsonSchema): fc.Arbitrary<unknown> {
+  if (Array.isArray(property.enum)) return fc.constantFrom(...(property.enum as unknown[]));
+  if (property.format === 'email') return fc.oneof(fc.constant('jane@example.com'), anyText(30));
+  if (property.format === 'date-time') {
+    return fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }).map((ms) => new Date(ms).toISOString());
+  }
+  const types = ([] as unknown[]).concat(property.type ?? 'string');
+  const max = typeof property.maxLength === 'number' ? property.maxLength : 60;
+  const options: fc.Arbitrary<unknown>[] = [];
+  if (types.includes('string')) {
+    options.push(fc.constantFrom('A value', 'Jane'), fc.constantFrom('A value', 'Jane'), anyText(Math.min(max, 30)));
+  }
+  if (types.includes('number')) options.push(fc.integer());
+  if (types.includes('boolean')) options.push(fc.boolean());
+  if (types.includes('null')) options.push(fc.constant(null));
+  return options.length > 0 ? fc.oneof(...options) : hostileScalar;
+}
+
+/**
+ * A body of the target's fields (the required ones always there, up to four others; mostly
+ * plausible values) and hostile extra keys.
+ */
+function plausibleBody(input: JsonSchema): fc.Arbitrary<string> {
+  const { properties, required } = schemaProperties(input);
+  const fields = Object.fromEntries(
+    [...properties].map(([name, property]) => [
+      name,
+      fc.oneof({ weight: 6, arbitrary: plausibleValue(property) }, { weight: 1, arbitrary: hostileScalar }),
+    ]),
+  );
+  const optional = [...properties.keys()].filter((name) => !required.has(name));
+  const some = fc
+    .subarray(optional, { maxLength: Math.min(4, optional.length) })
+    .chain((chosen) => fc.record(Object.fromEntries(chosen.map((name) => [name, fields[name] ?? hostileScalar]))));
   return fc
-    .record({
-      version: fc.constantFrom('v1', 'v2'),
-      update: fc.boolean(),
-      id: fc.oneof(fc.constant(world.own.ids.leads), fc.constant(world.foreign.ids.leads), pathValue(world)),
-      body: fc.oneof({ weight: 3, arbitrary: leadText }, { weight: 2, arbitrary: jsonText }),
-      contentType: fc.oneof(
-        { weight: 8, arbitrary: fc.constant('application/json') },
-        { weight: 1, arbitrary: contentType },
+    .tuple(
+      some,
+      // Required fields take values their schema allows, so many bodies pass and are stored.
+      fc.record(
+        Object.fromEntries(
+          [...required].map((name) => {
+            const property = properties.get(name);
+            return [name, property ? plausibleValue(property) : fc.constant('A value')];
+          }),
+        ),
       ),
-    })
+      fc.oneof(fc.constant({}), hostileObject(hostileScalar)),
+    )
+    .map(([some, requiredValues, extra]) => JSON.stringify({ ...extra, ...some, ...requiredValues }));
+}
+
+/**
+ * Creates and updates of every writable resource in every version it writes in (the suite derives
+ * the targets from the descriptors): most cases reach validation and many are stored.
+ */
+export function writeRequest(world: FuzzWorld, targets: readonly WriteTarget[]): fc.Arbitrary<FuzzRequest> {
+  return fc
+    .constantFrom(...targets)
+    .chain((target) =>
+      fc.record({
+        target: fc.constant(target),
+        update: fc.boolean(),
+        id: fc.oneof(
+          fc.constant(world.own.ids[target.path] ?? randomUUID()),
+          fc.constant(world.foreign.ids[target.path] ?? randomUUID()),
+          pathValue(world),
+        ),
+        body: fc.oneof({ weight: 3, arbitrary: plausibleBody(target.input) }, { weight: 2, arbitrary: jsonText }),
+        contentType: fc.oneof(
+          { weight: 8, arbitrary: fc.constant('application/json') },
+          { weight: 1, arbitrary: contentType },
+        ),
+      }),
+    )
     .map((c) => {
-      const url = c.update ? `/api/${c.version}/leads/${c.id}` : `/api/${c.version}/leads`;
+      const { version, path } = c.target;
+      const url = c.update ? `/api/${version}/${path}/${c.id}` : `/api/${version}/${path}`;
       const headers: Record<string, string> = {
         authorization: `Bearer ${world.ownToken}`,
-        [c.version === 'v1' ? 'EnterpriseID' : 'X-Enterprise-Id']: world.own.enterpriseId,
+        [version === 'v1' ? 'EnterpriseID' : 'X-Enterprise-Id']: world.own.enterpriseId,
         accept: 'application/json',
       };
       if (c.contentType !== undefined) headers['content-type'] = c.contentType;

@@ -1,3 +1,4 @@
+import { writableAtAll, writableIn } from '../../src/resources/tenant-resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -5,7 +6,14 @@ import type { InjectOptions } from 'light-my-request';
 import { routeRegistryOf } from '../../src/app.factory.js';
 import { selectRows } from '../../src/database/sql.js';
 import { importFixture, loginToken } from '../helpers/fixtures.js';
-import { fuzzRequest, leadWriteRequest, type FuzzRequest, type FuzzWorld } from '../helpers/fuzz-arbitraries.js';
+import {
+  fuzzRequest,
+  writeRequest,
+  type FuzzRequest,
+  type FuzzWorld,
+  type JsonSchema,
+  type WriteTarget,
+} from '../helpers/fuzz-arbitraries.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { twoTenants } from '../helpers/two-tenants.js';
 
@@ -23,9 +31,16 @@ const { doc, own, foreign } = twoTenants();
 const t: TestApp = await createTestApp({ SIGNPROVIDER_A_SECRET: 'fuzz-secret' });
 let world: FuzzWorld;
 
+/** The tables of the resources the API writes (in either version), from the descriptors. */
+const WRITABLE = TENANT_RESOURCES.filter(writableAtAll).map((resource) => {
+  const table = resource.rows.table;
+  if (table === undefined) throw new Error(`${resource.path} is writable but has no tenant table`);
+  return { path: resource.path, table };
+});
+
 /**
- * Tables no request may change (leads and access tokens are counted separately): every read-only
- * resource's table, from the descriptors, and the tables behind them.
+ * Tables no request may change (the writable resources' tables and access tokens are counted
+ * separately): every read-only resource's table, from the descriptors, and the tables behind them.
  */
 const UNCHANGED_TABLES = [
   ...new Set([
@@ -38,7 +53,7 @@ const UNCHANGED_TABLES = [
     'addresses',
     'signing_documents',
     ...TENANT_RESOURCES.flatMap((resource) =>
-      resource.writable || resource.rows.table === undefined ? [] : [resource.rows.table],
+      writableAtAll(resource) || resource.rows.table === undefined ? [] : [resource.rows.table],
     ),
   ]),
 ];
@@ -70,12 +85,32 @@ async function tableDigest(table: string): Promise<string> {
   return `${row?.n}:${row?.digest}`;
 }
 
-async function leadRows(): Promise<Map<string, string>> {
+async function rowsOf(table: string): Promise<Map<string, string>> {
   const rows = await selectRows<{ id: string; json: string }>(
     t.dataSource,
-    `SELECT id, row_to_json(l)::text AS json FROM leads l`,
+    `SELECT id, row_to_json(x)::text AS json FROM ${table} x`,
   );
   return new Map(rows.map((r) => [r.id, r.json]));
+}
+
+/** Every version's writes of every writable resource, with the create body the served document gives. */
+async function writeTargets(): Promise<WriteTarget[]> {
+  const targets: WriteTarget[] = [];
+  for (const version of ['v1', 'v2'] as const) {
+    const res = await t.app.inject({ method: 'GET', url: `/api/${version}/openapi.json` });
+    const document = res.json<{ paths: Record<string, Record<string, JsonSchema>>; components: JsonSchema }>();
+    const schemas = (document.components.schemas ?? {}) as Record<string, JsonSchema>;
+    for (const resource of TENANT_RESOURCES.filter((r) => writableIn(r, version))) {
+      const body = document.paths[`/api/${version}/${resource.path}`]?.post?.requestBody as JsonSchema | undefined;
+      const schema = (body?.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']
+        ?.schema;
+      const ref = typeof schema?.$ref === 'string' ? schema.$ref.split('/').pop() : undefined;
+      const input = ref === undefined ? schema : schemas[ref];
+      if (!input) throw new Error(`${version} ${resource.path} is writable but its document has no create body`);
+      targets.push({ version, path: resource.path, input });
+    }
+  }
+  return targets;
 }
 
 async function tokenCount(): Promise<number> {
@@ -83,9 +118,10 @@ async function tokenCount(): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** What the run answered, to compare with what the database holds afterwards. */
-const created = new Set<string>();
-const updated = new Set<string>();
+/** What the run answered, by resource path, to compare with what the database holds afterwards. */
+const created = new Map(WRITABLE.map(({ path }) => [path, new Set<string>()]));
+const updated = new Map(WRITABLE.map(({ path }) => [path, new Set<string>()]));
+const pathOf = (url: string): string | undefined => /^\/api\/v[12]\/([^/?#]+)/.exec(url)?.[1]?.toLowerCase();
 let logins = 0;
 let cases = 0;
 const statuses = new Map<number, number>();
@@ -118,18 +154,21 @@ async function check(request: FuzzRequest): Promise<void> {
   if (res.statusCode === 201) {
     const id = createdId(res.json());
     if (!id) throw new Error(`201 without a record id: ${where}`);
-    created.add(id);
+    const records = created.get(pathOf(request.url) ?? '');
+    if (!records) throw new Error(`201 from a resource the descriptors do not call writable: ${where}`);
+    records.add(id);
   }
   if (res.statusCode === 200 && request.method === 'PUT') {
-    const id = /\/leads\/([^/?]+)/.exec(request.url)?.[1];
-    if (id) updated.add(id.toLowerCase());
+    const id = /^\/api\/v[12]\/[^/?#]+\/([^/?#]+)/.exec(request.url)?.[1];
+    if (id) updated.get(pathOf(request.url) ?? '')?.add(id.toLowerCase());
   }
   if (res.statusCode === 200 && request.url.includes('/login')) logins += 1;
   assertNoPrototypePollution();
 }
 
 describe(`API fuzzing (${RUNS} cases per property)`, () => {
-  let leadsBefore = new Map<string, string>();
+  const rowsBefore = new Map<string, Map<string, string>>();
+  let targets: WriteTarget[] = [];
   const digestsBefore = new Map<string, string>();
   let tokensBefore = 0;
 
@@ -145,14 +184,16 @@ describe(`API fuzzing (${RUNS} cases per property)`, () => {
       ownToken: await loginToken(t.app, own.user.email, own.user.password),
       foreignToken: await loginToken(t.app, foreign.user.email, foreign.user.password),
     };
-    leadsBefore = await leadRows();
+    for (const { table } of WRITABLE) rowsBefore.set(table, await rowsOf(table));
+    targets = await writeTargets();
     for (const table of UNCHANGED_TABLES) digestsBefore.set(table, await tableDigest(table));
     tokensBefore = await tokenCount();
   });
 
   afterAll(async () => {
     const summary = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`);
-    process.stdout.write(`\nFuzz: ${cases} requests; statuses ${summary.join(', ')}; ${created.size} leads created.\n`);
+    const made = WRITABLE.map(({ path }) => `${created.get(path)?.size ?? 0} ${path}`).join(', ');
+    process.stdout.write(`\nFuzz: ${cases} requests; statuses ${summary.join(', ')}; created ${made}.\n`);
     await t.close();
   });
 
@@ -168,28 +209,33 @@ describe(`API fuzzing (${RUNS} cases per property)`, () => {
   );
 
   it(
-    'lead creates and updates with hostile bodies: the same properties',
+    'creates and updates of every writable resource with hostile bodies: the same properties',
     async () => {
+      expect(targets.length).toBeGreaterThan(0);
       await fc.assert(
-        fc.asyncProperty(leadWriteRequest(world), (request) => check(request)),
+        fc.asyncProperty(writeRequest(world, targets), (request) => check(request)),
         { numRuns: Math.ceil(RUNS / 2), seed: SEED },
       );
     },
     TIMEOUT_MS,
   );
 
-  it('the database holds exactly the leads answered 201, and nothing else changed', async () => {
-    const after = await leadRows();
-    const expected = new Set([...leadsBefore.keys(), ...created]);
-    expect([...after.keys()].sort()).toEqual([...expected].sort());
-    for (const [id, json] of leadsBefore) {
-      if (!updated.has(id)) expect(after.get(id)).toBe(json);
+  it('the database holds exactly the records answered 201, and nothing else changed', async () => {
+    for (const { path, table } of WRITABLE) {
+      const before = rowsBefore.get(table) ?? new Map<string, string>();
+      const after = await rowsOf(table);
+      const expected = new Set([...before.keys(), ...(created.get(path) ?? [])]);
+      expect(`${table}: ${[...after.keys()].sort().join(',')}`).toBe(`${table}: ${[...expected].sort().join(',')}`);
+      for (const [id, json] of before) {
+        if (!updated.get(path)?.has(id)) expect(after.get(id)).toBe(json);
+      }
+      // The other enterprise's record was never updated through the first enterprise's token.
+      const foreignId = foreign.ids[path];
+      if (foreignId !== undefined) expect(after.get(foreignId)).toBe(before.get(foreignId));
     }
-    // The other enterprise's lead was never updated through the first enterprise's token.
-    expect(after.get(foreign.ids.leads)).toBe(leadsBefore.get(foreign.ids.leads));
     for (const table of UNCHANGED_TABLES)
       expect(`${table} ${await tableDigest(table)}`).toBe(`${table} ${digestsBefore.get(table)}`);
     expect(await tokenCount()).toBe(tokensBefore + logins);
-    expect(created.size).toBeGreaterThan(0);
+    for (const { path } of WRITABLE) expect(`${path}: ${(created.get(path)?.size ?? 0) > 0}`).toBe(`${path}: true`);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { demoDocument } from '../../src/demo/demo-document.js';
 import { MIGRATIONS } from '../../src/database/migrations.js';
+import { writableAtAll } from '../../src/resources/tenant-resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 
 /**
@@ -30,7 +31,7 @@ function missing(file: string, phrase: string, names: readonly string[], form: (
 }
 
 const paths = TENANT_RESOURCES.map((r) => r.path);
-const readOnly = TENANT_RESOURCES.filter((r) => !r.writable).map((r) => r.path);
+const readOnly = TENANT_RESOURCES.filter((r) => !writableAtAll(r)).map((r) => r.path);
 const paged = TENANT_RESOURCES.filter((r) => r.rows.paged).map((r) => r.path);
 const inFeed = TENANT_RESOURCES.filter((r) => r.changeType).map((r) => r.path);
 const escape = (s: string) => s.replace(/[{}/]/g, '\\$&');
@@ -77,5 +78,26 @@ describe('the lists kept by hand in the documents name every resource', () => {
       example: Number(example),
       newestIsOlder: true,
     });
+  });
+});
+
+describe('the recipe of docs/extending.md', () => {
+  it('names the pieces of src/writes/ that exist, under those names', async () => {
+    const recipe = read('docs/extending.md');
+    const modules: Record<string, string[]> = {
+      'src/writes/writable-routes.ts': ['writableRoutes'],
+      'src/writes/write-routes.ts': ['CreateRoute', 'UpdateRoute'],
+      'src/writes/resource-body.decorator.ts': ['ResourceBody'],
+      'src/writes/v2-input.ts': ['validatedV2Input'],
+      'src/writes/write-rules.ts': ['Required', 'IsText', 'MaxChars', 'IsOneOf', 'IsDateTime', 'IsRecordId'],
+      'src/writes/write-access.guard.ts': ['recordWriteAccess'],
+    };
+    const missing: string[] = [];
+    for (const [file, names] of Object.entries(modules)) {
+      if (!recipe.includes(`\`${file}\``)) missing.push(`docs/extending.md does not name ${file}`);
+      const exported = (await import(`../../${file.replace(/\.ts$/, '.js')}`)) as Record<string, unknown>;
+      for (const name of names) if (exported[name] === undefined) missing.push(`${file} no longer exports ${name}`);
+    }
+    expect(missing).toEqual([]);
   });
 });

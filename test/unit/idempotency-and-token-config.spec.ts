@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { idempotencyKeyOf } from '../../src/idempotency/idempotency-key.js';
 import { canonicalJson, requestFingerprint } from '../../src/idempotency/request-fingerprint.js';
-import { LeadValidationException } from '../../src/common/http/validation-failed.exception.js';
+import { ResourceValidationException } from '../../src/common/http/validation-failed.exception.js';
 import { loadConfig } from '../../src/config/app-config.js';
 
 const BASE = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/app', APP_KEY: 'ab'.repeat(32) };
@@ -33,7 +33,7 @@ describe('Idempotency-Key values', () => {
     expect(idempotencyKeyOf(undefined)).toBeUndefined();
   });
   it.each([[''], ['k'.repeat(256)], ['a b'], ['tab\there'], ['\u00e9'], ['nul\u0000']])('refuses %j', (key) => {
-    expect(() => idempotencyKeyOf(key)).toThrow(LeadValidationException);
+    expect(() => idempotencyKeyOf(key)).toThrow(ResourceValidationException);
   });
 });
 

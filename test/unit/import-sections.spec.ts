@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { z } from 'zod';
 import { entitySection } from '../../src/cli/import/entity-sections.js';
 import { IMPORT_SECTIONS, SECTION_RECORDS } from '../../src/cli/import/import-schema.js';
@@ -31,6 +31,14 @@ class Gadget {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('uuid') enterpriseId!: string;
   @Column('jsonb') settings!: unknown;
+}
+
+@Entity('chores')
+@Check('chores_status_check', `status IN ('open', 'done')`)
+class Chore {
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('uuid') enterpriseId!: string;
+  @Column({ type: 'varchar', length: 255, default: 'open' }) status!: string;
 }
 
 describe('import sections', () => {
@@ -73,5 +81,14 @@ describe('import sections', () => {
     expect(() => entitySection(gadgets)).toThrow(
       'gadgets.settings: a jsonb column cannot be derived into an import section; write the section by hand in src/cli/import',
     );
+  });
+
+  it("take a column's fixed values from the entity's CHECK, and its default when it is left out", () => {
+    const chores = { ...APPLICATIONS, path: 'chores', entity: Chore, rows: { ...APPLICATIONS.rows, table: 'chores' } };
+    const { record } = entitySection(chores);
+    const base = { id: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a11', enterprise_id: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a12' };
+    expect(record.parse(base)).toMatchObject({ status: 'open' });
+    expect(record.parse({ ...base, status: 'done' })).toMatchObject({ status: 'done' });
+    expect(record.safeParse({ ...base, status: 'closed' }).success).toBe(false);
   });
 });

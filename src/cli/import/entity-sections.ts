@@ -34,6 +34,25 @@ interface EntityColumn {
   readonly args: ColumnMetadataArgs;
 }
 
+/** `column IN ('a', 'b')`: a CHECK that fixes a text column's values (a status list). */
+const FIXED_VALUES = /^\s*"?(\w+)"?\s+IN\s*\(((?:\s*'[^']*'\s*,?)+)\)\s*$/i;
+
+/**
+ * The fixed values of each column of the entity that has them, read from its `@Check`s: the entity
+ * is the one place they are written (the migration's CHECK is held to it by entities-match-migrations).
+ */
+function fixedValues(resource: TenantResource): Map<string, [string, ...string[]]> {
+  const out = new Map<string, [string, ...string[]]>();
+  for (const check of getMetadataArgsStorage().checks) {
+    if (check.target !== resource.entity) continue;
+    const match = FIXED_VALUES.exec(check.expression);
+    if (!match?.[1] || !match[2]) continue;
+    const values = [...match[2].matchAll(/'([^']*)'/g)].map((value) => value[1] ?? '');
+    if (values.length > 0) out.set(match[1], values as [string, ...string[]]);
+  }
+  return out;
+}
+
 function entityColumns(resource: TenantResource): EntityColumn[] {
   return getMetadataArgsStorage()
     .columns.filter((column) => column.target === resource.entity)
@@ -94,15 +113,24 @@ export function entitySection(resource: TenantResource): EntitySection {
   const shape: Record<string, z.ZodType> = { id };
   const columns: Column[] = [];
   const selects = ['id'];
+  const fixed = fixedValues(resource);
   for (const column of entityColumns(resource)) {
     if (RECORD_COLUMNS.has(column.name)) continue;
-    const { field, stored } = fieldOf(resource, column);
+    const values = fixed.get(column.name);
+    const derived = fieldOf(resource, column);
+    const { stored } = derived;
+    const field = values ? z.enum(values) : derived.field;
     const { nullable } = column.args.options;
     const defaultValue: unknown = column.args.options.default;
     if (stored === 'smallint' && typeof defaultValue === 'number') {
       shape[column.name] = flag.default(defaultValue === 1);
+    } else if (nullable) {
+      shape[column.name] = field.nullable().default(null);
+    } else if (typeof defaultValue === 'string' || typeof defaultValue === 'number') {
+      // Left out, the column takes its default, as the table would give it.
+      shape[column.name] = field.default(defaultValue as never);
     } else {
-      shape[column.name] = nullable ? field.nullable().default(null) : field;
+      shape[column.name] = field;
     }
     columns.push({ name: column.name, type: stored });
     selects.push(exported(column.name, stored));

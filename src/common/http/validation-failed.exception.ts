@@ -19,8 +19,8 @@ export class FormValidationException extends UnprocessableEntityException {
   }
 }
 
-/** 400 `{message: 'The given data was invalid.', errors}` of lead validation. */
-export class LeadValidationException extends BadRequestException {
+/** 400 `{message: 'The given data was invalid.', errors}` of a resource write's validation (and of `Idempotency-Key`). */
+export class ResourceValidationException extends BadRequestException {
   constructor(readonly errors: FieldErrors) {
     super({ message: ErrorMessages.invalidData, errors });
   }

@@ -1,4 +1,4 @@
-import { IsText, MaxChars, Required } from './lead-rules.js';
+import { IsText, MaxChars, Required } from '../../writes/write-rules.js';
 import { NAME_MAX_CHARS } from '../lead-fields.js';
 
 /**

@@ -1,4 +1,12 @@
-import { IsEmailAddress, IsScalar, IsStorable, IsText, MaxChars, Required, RequiredWithout } from './lead-rules.js';
+import {
+  IsEmailAddress,
+  IsScalar,
+  IsStorable,
+  IsText,
+  MaxChars,
+  Required,
+  RequiredWithout,
+} from '../../writes/write-rules.js';
 import { MIXED_COLUMNS, NAME_MAX_CHARS, TEXT_COLUMNS } from '../lead-fields.js';
 
 /**

@@ -2,16 +2,19 @@ import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/com
 import { validateSync } from 'class-validator';
 import { BODY_TOO_DEEP_MESSAGE, nestedDeeperThan } from '../../common/casing/normalise-keys.js';
 import { laravelErrors } from '../../common/http/laravel-errors.js';
-import { LeadValidationException, type FieldErrors } from '../../common/http/validation-failed.exception.js';
-import { LeadInputV1 } from '../dto/lead-v1.input.js';
-import { fieldLabel } from '../dto/lead-rules.js';
-import { isJsonObject, type RawLeadBody } from '../lead-body.decorator.js';
+import { ResourceValidationException, type FieldErrors } from '../../common/http/validation-failed.exception.js';
+import type { RawResourceBody } from '../../writes/resource-body.decorator.js';
+import { fieldLabel } from '../../writes/write-rules.js';
 import {
   blankToNull,
   charLength,
-  isMixedValue,
+  isJsonObject,
+  isJsonScalar,
   isStorableJson,
   isStorableText,
+} from '../../writes/write-values.js';
+import { LeadInputV1 } from '../dto/lead-v1.input.js';
+import {
   MIXED_COLUMNS,
   NAME_MAX_CHARS,
   TEXT_COLUMNS,
@@ -39,12 +42,12 @@ const VARCHAR = new Set<string>(['title', 'person_name', 'organisation_name']);
  * its column) is kept in extra_input, so nothing a v1 client sends is lost.
  */
 @Injectable()
-export class V1LeadInputPipe implements PipeTransform<RawLeadBody, LeadChanges> {
-  transform({ body }: RawLeadBody): LeadChanges {
+export class V1LeadInputPipe implements PipeTransform<RawResourceBody, LeadChanges> {
+  transform({ body }: RawResourceBody): LeadChanges {
     if (nestedDeeperThan(body)) throw new BadRequestException({ message: BODY_TOO_DEEP_MESSAGE });
     const source = isJsonObject(body) ? body : {};
     const errors = validate(source);
-    if (Object.keys(errors).length > 0) throw new LeadValidationException(errors);
+    if (Object.keys(errors).length > 0) throw new ResourceValidationException(errors);
 
     const columns: LeadColumns = {};
     const consumed = new Set<string>();
@@ -68,7 +71,7 @@ export class V1LeadInputPipe implements PipeTransform<RawLeadBody, LeadChanges> 
     for (const column of MIXED_COLUMNS) {
       if (!Object.hasOwn(source, column)) continue;
       const value = blankToNull(source[column]);
-      if (isMixedValue(value)) {
+      if (isJsonScalar(value)) {
         columns[column] = value;
         consumed.add(column);
       }

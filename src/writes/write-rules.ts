@@ -1,13 +1,16 @@
 import { ValidateBy, type ValidationArguments } from 'class-validator';
-import { isEmailAddress } from '../../common/validation/email-address.js';
-import { snakeKey } from '../../common/casing/snake-key.js';
-import { charLength, isMixedValue, isStorableText } from '../lead-fields.js';
+import { isEmailAddress } from '../common/validation/email-address.js';
+import { snakeKey } from '../common/casing/snake-key.js';
+import { isUuid } from '../common/http/uuid.js';
+import { charLength, isJsonScalar, isStorableText } from './write-values.js';
 
 /**
- * Laravel's lead rules as class-validator decorators, with Laravel's messages. Every rule
- * but the two "required" ones passes a missing or null value (`nullable`), so each property
- * can carry several rules without `IsOptional` switching the required ones off. Blank strings
- * are turned into null before validation (lead-fields.ts `blankToNull`).
+ * The input rules of every writable resource: Laravel's rules as class-validator decorators,
+ * with Laravel's messages. A resource's input class carries them (`@Required() @IsText() title`);
+ * the same class validates the body and gives the OpenAPI request schema (validation-schema.ts).
+ * Every rule but the "required" ones passes a missing or null value (`nullable`), so each
+ * property can carry several rules without `IsOptional` switching the required ones off. Blank
+ * strings are turned into null before validation (write-values.ts `blankToNull`).
  *
  * Constraint names `isDefined` and `isString` make laravelErrors report that message alone.
  */
@@ -86,7 +89,7 @@ export function IsScalar(): PropertyDecorator {
   return ValidateBy({
     name: 'isScalar',
     validator: {
-      validate: (value: unknown) => value === undefined || isMixedValue(value),
+      validate: (value: unknown) => value === undefined || isJsonScalar(value),
       defaultMessage: (args) => `The ${label(args)} field must be a string, number, boolean or null.`,
     },
   });
@@ -99,6 +102,43 @@ export function IsStorable(): PropertyDecorator {
     validator: {
       validate: (value: unknown) => typeof value !== 'string' || isStorableText(value),
       defaultMessage: (args) => `The ${label(args)} field must not contain null characters or unpaired surrogates.`,
+    },
+  });
+}
+
+/** `in:a,b,c`: one of a fixed set of values (the same list the entity's and the migration's CHECK use). */
+export function IsOneOf(values: readonly string[]): PropertyDecorator {
+  return ValidateBy({
+    name: 'isIn',
+    constraints: [values],
+    validator: {
+      validate: (value: unknown) => absent(value) || (typeof value === 'string' && values.includes(value)),
+      defaultMessage: (args) => `The selected ${label(args)} is invalid.`,
+    },
+  });
+}
+
+/** An ISO 8601 date and time with its offset (`2026-03-01T09:00:00Z`), for a timestamptz column. */
+export function IsDateTime(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isDateTime',
+    validator: {
+      validate: (value: unknown) =>
+        absent(value) || (typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))),
+      defaultMessage: (args) => `The ${label(args)} field must be a valid date and time with its offset.`,
+    },
+  });
+}
+
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `uuid`: the id of another record (whether it exists, and is the enterprise's, the service checks). */
+export function IsRecordId(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isRecordId',
+    validator: {
+      validate: (value: unknown) => absent(value) || (typeof value === 'string' && isUuid(value)),
+      defaultMessage: (args) => `The ${label(args)} field must be a valid UUID.`,
     },
   });
 }
