@@ -40,6 +40,41 @@ export function resourceReadRoutes(resource: TenantResource): MethodDecorator[][
   ];
 }
 
+/** What a list or retrieve route reads its answer with (its parameters). */
+export interface ReadContext {
+  readonly scope: ReadScope;
+  readonly version: ApiVersion;
+  readonly conditional: Revalidation;
+}
+
+/**
+ * A list answer as the descriptor describes it: a page with its links, or every record of an
+ * unpaged resource. Shared by read-only and writable controllers, so the two never differ.
+ */
+export async function readList<Rec extends Record>(
+  reader: ResourceReader,
+  config: AppConfig,
+  resource: TenantResource<Record, Rec>,
+  { scope, version, conditional, request }: ReadContext & { readonly request: FastifyRequest },
+): Promise<PageEnvelope<Rec> | DataEnvelope<Rec[]>> {
+  const page = parsePage((request.query as { page?: unknown }).page);
+  const url = listUrl(request, config.appUrl);
+  const beforeRows = conditional.list(resource, page, url);
+  const { records, total } = await reader.listPage(resource, scope, pageRequest(page), version, beforeRows);
+  if (!resource.rows.paged) return new DataEnvelope(records);
+  return pageEnvelope(records, total, page, url);
+}
+
+/** A retrieve answer: the record, told to the revalidation before it is presented. */
+export async function readRecord<Rec extends Record>(
+  reader: ResourceReader,
+  resource: TenantResource<Record, Rec>,
+  id: string,
+  { scope, version, conditional }: ReadContext,
+): Promise<DataEnvelope<Rec>> {
+  return new DataEnvelope(await reader.get(resource, id, scope, version, conditional.record(resource, id)));
+}
+
 /**
  * The controller of a resource in the versions it is read-only in (both, unless it is writable in
  * one): list, retrieve and the 403 of every write (inherited from ReadOnlyRoutes). v1 differs only
@@ -63,12 +98,7 @@ export function readOnlyController(resource: TenantResource, versions: readonly 
       @RequestApiVersion() version: ApiVersion,
       @Conditional() conditional: Revalidation,
     ): Promise<PageEnvelope<Record> | DataEnvelope<Record[]>> {
-      const page = parsePage((request.query as { page?: unknown }).page);
-      const url = listUrl(request, this.config.appUrl);
-      const beforeRows = conditional.list(resource, page, url);
-      const { records, total } = await this.reader.listPage(resource, scope, pageRequest(page), version, beforeRows);
-      if (!resource.rows.paged) return new DataEnvelope(records);
-      return pageEnvelope(records, total, page, url);
+      return readList(this.reader, this.config, resource, { scope, request, version, conditional });
     }
 
     async retrieve(
@@ -77,8 +107,7 @@ export function readOnlyController(resource: TenantResource, versions: readonly 
       @RequestApiVersion() version: ApiVersion,
       @Conditional() conditional: Revalidation,
     ): Promise<DataEnvelope<Record>> {
-      const beforePresent = conditional.record(resource, id);
-      return new DataEnvelope(await this.reader.get(resource, id, scope, version, beforePresent));
+      return readRecord(this.reader, resource, id, { scope, version, conditional });
     }
   }
   const [listDecorators, retrieveDecorators] = resourceReadRoutes(resource);

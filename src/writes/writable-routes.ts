@@ -5,7 +5,6 @@ import type { ApiVersion } from '../common/http/api-version.js';
 import { RequestApiVersion } from '../common/http/api-version.decorator.js';
 import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
-import { listUrl, pageEnvelope, pageRequest, parsePage } from '../common/http/pagination.js';
 import { RecordIdPipe } from '../common/http/record-id.pipe.js';
 import { ReadingAs } from '../common/tenancy/read-scope.decorator.js';
 import type { ReadScope } from '../database/replicas/write-positions.js';
@@ -13,7 +12,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { IdempotentWrites } from '../idempotency/idempotent-writes.service.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import { ApiDisabled } from '../openapi/api-responses.decorator.js';
-import { decorate, resourceReadRoutes } from '../resources/read-only-controller.js';
+import { decorate, readList, readRecord, resourceReadRoutes } from '../resources/read-only-controller.js';
 import { ResourceReader } from '../resources/resource-reader.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 import { recordNoun } from './write-routes.js';
@@ -53,12 +52,7 @@ export function writableRoutes<Rec extends { id: string }>(
       @RequestApiVersion() version: ApiVersion,
       @Conditional() conditional: Revalidation,
     ): Promise<PageEnvelope<Rec> | DataEnvelope<Rec[]>> {
-      const page = parsePage((request.query as { page?: unknown }).page);
-      const url = listUrl(request, this.config.appUrl);
-      const beforeRows = conditional.list(resource, page, url);
-      const { records, total } = await this.reader.listPage(resource, scope, pageRequest(page), version, beforeRows);
-      if (!resource.rows.paged) return new DataEnvelope(records);
-      return pageEnvelope(records, total, page, url);
+      return readList(this.reader, this.config, resource, { scope, request, version, conditional });
     }
 
     async retrieve(
@@ -67,8 +61,7 @@ export function writableRoutes<Rec extends { id: string }>(
       @RequestApiVersion() version: ApiVersion,
       @Conditional() conditional: Revalidation,
     ): Promise<DataEnvelope<Rec>> {
-      const beforePresent = conditional.record(resource, id);
-      return new DataEnvelope(await this.reader.get(resource, id, scope, version, beforePresent));
+      return readRecord(this.reader, resource, id, { scope, version, conditional });
     }
 
     @Delete(':id')
