@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadRouter } from '../../database/replicas/read-router.js';
-
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+import { onlyReads } from './read-methods.js';
 
 /**
  * With replicas, every answered write of a user in an enterprise keeps the primary's WAL position
@@ -12,7 +11,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function recordWritePositions(fastify: FastifyInstance, router: ReadRouter): void {
   if (!router.routing) return;
   fastify.addHook('onSend', async (request, _reply, payload) => {
-    if (READS.has(request.method)) return payload;
+    if (onlyReads(request.method)) return payload;
     const userId = request.user?.id;
     const enterpriseId = request.enterpriseId;
     if (userId && enterpriseId) await router.wrote({ userId, enterpriseId });

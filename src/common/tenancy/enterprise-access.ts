@@ -2,17 +2,11 @@ import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../access/authenticated-user.js';
 import { ErrorMessages } from '../http/error-messages.js';
+import { onlyReads } from '../http/read-methods.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { EnterpriseBulkhead, enterBulkhead } from './enterprise-bulkhead.js';
 import type { EnterpriseHeader } from './enterprise-header.js';
 import { MembershipCheck } from './membership-check.js';
-
-/**
- * Requests that only read. They never wait on another transaction's row locks (PostgreSQL's
- * snapshots), so they hold a connection for the length of their own queries and share the pool
- * in turn; only writes, which can wait on a slow writer's locks, are bounded per enterprise.
- */
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The enterprise header names an enterprise the caller belongs to. Missing: 403 naming the
@@ -46,7 +40,9 @@ export class EnterpriseAccess {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     request.enterpriseId = enterpriseId;
-    if (this.bulkhead === undefined || READ_METHODS.has(request.method)) return;
+    // Reads never wait on another transaction's row locks (PostgreSQL snapshots): they hold a
+    // connection only for their own queries, so only writes are bounded per enterprise.
+    if (this.bulkhead === undefined || onlyReads(request.method)) return;
     const waiting = enterBulkhead(this.bulkhead, request, enterpriseId);
     if (waiting) await waiting;
   }
