@@ -3,7 +3,8 @@
  * `npm start` runs it) against a primary and one streaming replica of their own (initdb,
  * pg_basebackup -R; bench/lib/replica-pair.ts), the read scenarios of the main benchmark, load
  * split evenly over both instances. Each scenario runs with DATABASE_REPLICA_URLS unset (primary
- * alone) and set, in alternating rounds, and prints:
+ * alone) and set, in rounds of both whose order alternates (ABBA, so drift of the machine falls on
+ * both alike), and prints:
  *
  * - throughput of the two instances together, and its ratio replica/primary-only;
  * - how the reads split between the servers (statements each executed, from their own
@@ -11,6 +12,10 @@
  * - the routing's own cost: the instances' CPU time per request with replicas against without
  *   (target: under 5% more). CPU time per request barely moves with other load on the machine,
  *   unlike throughput; quote the load average (printed) beside every figure.
+ *
+ * Every start of the instances is followed by a warm-up of every scenario (BENCH_WARMUP_SECONDS,
+ * 3 s each, not measured), so the first scenario measured does not carry the compiler's warm-up
+ * and the opening of the pools while the later ones do not.
  *
  * BENCH_SECONDS (10), BENCH_ROUNDS (2), BENCH_CONNECTIONS per instance (10), BENCH_PEOPLE
  * (20,000 here). With REDIS_URL set, the instances share rate limits and read-your-writes
@@ -30,6 +35,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const APP_KEY = `base64:${Buffer.alloc(32, 9).toString('base64')}`;
 const REDIS_URL = process.env.REDIS_URL;
 
@@ -111,11 +117,7 @@ async function measure(
   scenario: Scenario,
   servers: Servers,
 ): Promise<Measured> {
-  const headers = {
-    authorization: `Bearer ${token}`,
-    'x-enterprise-id': data.enterpriseId,
-    accept: 'application/json',
-  };
+  const headers = requestHeaders(token, data);
   const count = async () => ({
     primary: await statementsOn(servers.primaryStats, servers.database),
     replica: await statementsOn(servers.replicaStats, servers.database),
@@ -140,6 +142,23 @@ async function measure(
     errors: results.reduce((sum, r) => sum + r.errors, 0),
     statements: { primary: after.primary - before.primary, replica: after.replica - before.replica },
   };
+}
+
+function requestHeaders(token: string, data: BenchData): Record<string, string> {
+  return { authorization: `Bearer ${token}`, 'x-enterprise-id': data.enterpriseId, accept: 'application/json' };
+}
+
+async function warmUp(instances: RunningServer[], token: string, data: BenchData, scenario: Scenario): Promise<void> {
+  await Promise.all(
+    instances.map((instance) =>
+      runLoad(instance, {
+        url: `${instance.url}${scenario.path}`,
+        headers: requestHeaders(token, data),
+        connections: CONNECTIONS,
+        durationSeconds: WARMUP_SECONDS,
+      }),
+    ),
+  );
 }
 
 function average(runs: Measured[]): Measured {
@@ -174,12 +193,16 @@ async function main(): Promise<void> {
     };
     const measured = new Map<string, Record<Setup, Measured[]>>();
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const setup of ['primary only', 'primary + replica'] as const) {
+      const order = ['primary only', 'primary + replica'] as const;
+      for (const setup of round % 2 === 1 ? order : [...order].reverse()) {
         const instances = await startInstances(data, setup === 'primary + replica' ? servers.replica : undefined);
         try {
           // Let every instance's first probes find the replica.
           await new Promise((resolve) => setTimeout(resolve, 1_000));
           const token = await login(instances[0] as RunningServer);
+          if (WARMUP_SECONDS > 0) {
+            for (const scenario of scenarios(data)) await warmUp(instances, token, data, scenario);
+          }
           for (const scenario of scenarios(data)) {
             const runs = measured.get(scenario.name) ?? { 'primary only': [], 'primary + replica': [] };
             runs[setup].push(await measure(instances, token, data, scenario, servers));
@@ -193,7 +216,8 @@ async function main(): Promise<void> {
     }
     const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
     process.stdout.write(
-      `\nTwo instances x ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} alternating rounds; ` +
+      `\nTwo instances x ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} rounds in ABBA order ` +
+        `(after ${WARMUP_SECONDS} s of warm-up per scenario); ` +
         `read-your-writes positions ${REDIS_URL ? 'in Redis' : 'in process'}; load average ${one} ${five} ${fifteen}\n\n`,
     );
     process.stdout.write(
