@@ -41,13 +41,28 @@ const CREATED_LATER = '2025-03-02T09:00:00.000Z';
  */
 const TIMES = { one: [CREATED], several: [CREATED, CREATED, CREATED_LATER] } as const;
 
-export type RecordsOfEach = keyof typeof TIMES;
+/**
+ * How many records of each resource a tenant gets: `one`, `several` (three), or, for the suites
+ * that page through lists or count their queries, one record per time in `paged` of every
+ * resource listed a page at a time (the first is the one named in `ids`) and one of the others.
+ */
+export type RecordsOfEach = keyof typeof TIMES | { readonly paged: readonly string[] };
+
+/** The resources listed a page at a time (the others list every row at once). */
+export const PAGED_SECTIONS: readonly string[] = TENANT_RESOURCES.filter((resource) => resource.rows.paged).map(
+  (resource) => resource.path,
+);
+
+/** The creation time of each record of a section. */
+function timesOf(each: RecordsOfEach, section: string): readonly string[] {
+  if (typeof each === 'string') return TIMES[each];
+  return PAGED_SECTIONS.includes(section) ? each.paged : TIMES.one;
+}
 
 /** A password hash for the members who never log in (argon2 would slow the import down). */
 const UNUSED_PASSWORD_HASH = '$2b$04$abcdefghijklmnopqrstuuJzGzJ0YxGm1wQm5Gq7mLHqK6m1b2fEe';
 
 function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: ImportDocument; records: TenantRecords } {
-  const times: readonly string[] = TIMES[each];
   const tag = randomBytes(5).toString('hex');
   const markers: string[] = [];
   const allIds: string[] = [];
@@ -63,13 +78,13 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
     return value;
   };
   /** The ids of a resource's records; the first is `ids[resource]`. */
-  const idsOf = () => times.map(() => id());
-  const all = new Map(FIXTURE_SECTIONS.map((section) => [section, idsOf()]));
+  const idsOf = (section: string) => timesOf(each, section).map(() => id());
+  const all = new Map(FIXTURE_SECTIONS.map((section) => [section, idsOf(section)]));
   const idsIn = (section: string): string[] => all.get(section) ?? [];
   const ids = Object.fromEntries(FIXTURE_SECTIONS.map((section) => [section, idsIn(section)[0]])) as FixtureIds;
   /** One record per id of the resource, each with its creation time. */
   const records = (section: string, record: (n: number) => Record<string, unknown>) =>
-    idsIn(section).map((recordId, n) => ({ id: recordId, ...record(n), created_at: times[n] }));
+    idsIn(section).map((recordId, n) => ({ id: recordId, ...record(n), created_at: timesOf(each, section)[n] }));
   const email = `${label}-user-${tag}@example.com`;
   markers.push(email);
   const password = `${label}-password-${tag}`;
@@ -160,15 +175,18 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
  * that belongs to its own enterprise only; with `several`, three of each resource (nested rows
  * on the first), the user a member of the tenant's three enterprises and two more users in the
  * first. Every text value is distinctive, so a test can look for any of the foreign tenant's
- * values in an answer.
+ * values in an answer. The foreign tenant gets as many records as the own one unless told.
  */
-export function twoTenants(each: RecordsOfEach = 'one'): {
+export function twoTenants(
+  each: RecordsOfEach = 'one',
+  foreignEach: RecordsOfEach = each,
+): {
   doc: ImportDocument;
   own: TenantRecords;
   foreign: TenantRecords;
 } {
   const own = tenantRecords('own', each);
-  const foreign = tenantRecords('foreign', each);
+  const foreign = tenantRecords('foreign', foreignEach);
   const doc: ImportDocument = {};
   for (const part of [own.doc, foreign.doc]) {
     for (const [key, rows] of Object.entries(part)) doc[key] = [...(doc[key] ?? []), ...rows];
