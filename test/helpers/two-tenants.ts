@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { ENTITY_SECTIONS } from '../../src/cli/import/entity-sections.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import type { ImportDocument } from './fixtures.js';
 
@@ -95,7 +96,10 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
       { id: id(), type: 'Residential', line1: mark('line1'), suburb: mark('suburb'), state: 'NSW', postcode: '2000' },
     ],
   });
-  /** Each section's n-th record, by section: a tenant resource without one fails every suite. */
+  /**
+   * Each section's n-th record, by section. A section derived from its entity needs none (its
+   * sample records are used); a hand-written one without an entry here fails every suite.
+   */
   const recordOf: Record<string, (n: number) => Record<string, unknown>> = {
     enterprises: (n) => ({ name: mark(`enterprise${n}`), is_active: true }),
     // The first user logs in; every user is a member of the enterprise, and the first of every enterprise.
@@ -155,9 +159,22 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
       organisation_name: mark(`lead-organisation${n}`),
     }),
   };
+  /** A section derived from its entity gets sample records, every text a marked value, unless recordOf has its own. */
+  const sampled = (section: string): ((n: number) => Record<string, unknown>) | undefined => {
+    const derived = ENTITY_SECTIONS.find((entitySection) => entitySection.name === section);
+    return (
+      derived &&
+      ((n) =>
+        derived.sample(n, {
+          enterpriseId: ids.enterprises,
+          recordOf: (referenced) => ids[referenced],
+          text: (column) => mark(`${section}-${column}${n}`),
+        }))
+    );
+  };
   const doc: ImportDocument = {};
   for (const section of FIXTURE_SECTIONS) {
-    const record = recordOf[section];
+    const record = recordOf[section] ?? sampled(section);
     if (!record) throw new Error(`test/helpers/two-tenants.ts has no records for "${section}": add them to recordOf`);
     doc[section] = records(section, record);
   }
