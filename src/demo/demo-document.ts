@@ -150,7 +150,7 @@ function organisation(enterprise: string, i: number): Record<string, unknown> {
  * pages), organisations, applications with and without an active quote, quotes, leads and
  * signing documents for both providers.
  */
-export function demoDocument(): Record<string, unknown[]> {
+export function demoDocument(): Record<string, Record<string, unknown>[]> {
   const applications: Record<string, unknown>[] = [];
   const quotes: Record<string, unknown>[] = [];
   for (let i = 0; i < 20; i++) {
@@ -263,12 +263,14 @@ export function demoDocument(): Record<string, unknown[]> {
  * Records of every resource whose import section is derived from its entity and that has none
  * above: twelve in the demo enterprise, each text its column's name and number ("Title 3").
  */
-function sampledSections(document: Record<string, Record<string, unknown>[]>): Record<string, unknown[]> {
+export function sampledSections(
+  document: Record<string, Record<string, unknown>[]>,
+): Record<string, Record<string, unknown>[]> {
   const firstOf = (section: string): string | undefined => {
     const id = document[section]?.find((record) => record.enterprise_id === DEMO_ENTERPRISE_ID)?.id;
     return typeof id === 'string' ? id : undefined;
   };
-  const sampled: Record<string, unknown[]> = {};
+  const sampled: Record<string, Record<string, unknown>[]> = {};
   for (const section of ENTITY_SECTIONS) {
     if (document[section.name] !== undefined) continue;
     sampled[section.name] = Array.from({ length: 12 }, (_, i) => ({

@@ -133,12 +133,7 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
             ...contacts(),
           }
         : { enterprise_id: ids.enterprises, legal_name: mark(`legal${n}`) },
-    applications: (n) => ({
-      enterprise_id: ids.enterprises,
-      contract_number: mark(`contract${n}`),
-      source_of_business: mark(`source${n}`),
-      crm_deal_id: mark(`deal${n}`),
-    }),
+    // Applications have no entry: their section is derived from the entity, so are their records.
     // Every quote is of the first application; the first quote is its active one.
     quotes: (n) => ({
       enterprise_id: ids.enterprises,

@@ -7,6 +7,7 @@ import { entitySection } from '../../src/cli/import/entity-sections.js';
 import { IMPORT_SECTIONS, SECTION_RECORDS } from '../../src/cli/import/import-schema.js';
 import { APPLICATIONS } from '../../src/applications/applications.resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
+import { DEMO_ENTERPRISE_ID, demoDocument, sampledSections } from '../../src/demo/demo-document.js';
 
 const FORMAT = readFileSync(resolve(import.meta.dirname, '../../docs/import-format.md'), 'utf8');
 
@@ -90,6 +91,22 @@ describe('import sections', () => {
     expect(record.parse(base)).toMatchObject({ status: 'open' });
     expect(record.parse({ ...base, status: 'done' })).toMatchObject({ status: 'done' });
     expect(record.safeParse({ ...base, status: 'closed' }).success).toBe(false);
+  });
+
+  it('give the demo data records of a derived section it has none of by hand, in the demo enterprise', () => {
+    const { applications: _handWritten, ...rest } = demoDocument();
+    const sampled = sampledSections(rest);
+    const section = entitySection(APPLICATIONS);
+    expect(Object.keys(sampled)).toEqual(['applications']);
+    expect(sampled.applications).toHaveLength(12);
+    for (const record of sampled.applications ?? []) {
+      expect(section.record.safeParse(record).success).toBe(true);
+      expect(record).toMatchObject({
+        enterprise_id: DEMO_ENTERPRISE_ID,
+        contract_number: expect.stringMatching(/^Contract number \d+$/),
+      });
+    }
+    expect(sampledSections(demoDocument())).toEqual({});
   });
 
   it('derived from an entity give sample records (demo data, test fixture) that the section accepts', () => {
