@@ -1,3 +1,4 @@
+import { ENTITY_SECTIONS } from '../cli/import/entity-sections.js';
 import { demoId } from './demo-id.js';
 
 export const DEMO_CREDENTIALS = [
@@ -149,7 +150,7 @@ function organisation(enterprise: string, i: number): Record<string, unknown> {
  * pages), organisations, applications with and without an active quote, quotes, leads and
  * signing documents for both providers.
  */
-export function demoDocument(): Record<string, unknown[]> {
+export function demoDocument(): Record<string, Record<string, unknown>[]> {
   const applications: Record<string, unknown>[] = [];
   const quotes: Record<string, unknown>[] = [];
   for (let i = 0; i < 20; i++) {
@@ -213,7 +214,7 @@ export function demoDocument(): Record<string, unknown[]> {
     updated_at: at(i),
   }));
 
-  return {
+  const document: Record<string, Record<string, unknown>[]> = {
     enterprises: [
       { id: DEMO_ENTERPRISE_ID, name: 'Demo Finance', is_active: true, signprovider_b_key: DEMO_SIGNPROVIDER_B_KEY },
       { id: SECOND_ENTERPRISE_ID, name: 'Second Finance', is_active: true, signprovider_b_key: null },
@@ -255,6 +256,35 @@ export function demoDocument(): Record<string, unknown[]> {
       })),
     ],
   };
+  return { ...document, ...sampledSections(document) };
+}
+
+/**
+ * Records of every resource whose import section is derived from its entity and that has none
+ * above: twelve in the demo enterprise, each text its column's name and number ("Title 3").
+ */
+export function sampledSections(
+  document: Record<string, Record<string, unknown>[]>,
+): Record<string, Record<string, unknown>[]> {
+  const firstOf = (section: string): string | undefined => {
+    const id = document[section]?.find((record) => record.enterprise_id === DEMO_ENTERPRISE_ID)?.id;
+    return typeof id === 'string' ? id : undefined;
+  };
+  const sampled: Record<string, Record<string, unknown>[]> = {};
+  for (const section of ENTITY_SECTIONS) {
+    if (document[section.name] !== undefined) continue;
+    sampled[section.name] = Array.from({ length: 12 }, (_, i) => ({
+      id: demoId(`${section.name}:${i}`),
+      ...section.sample(i, {
+        enterpriseId: DEMO_ENTERPRISE_ID,
+        recordOf: firstOf,
+        text: (column, n) => `${column.charAt(0).toUpperCase()}${column.slice(1).replaceAll('_', ' ')} ${n + 1}`,
+      }),
+      created_at: at(i),
+      updated_at: at(i),
+    }));
+  }
+  return sampled;
 }
 
 const PROVIDER_STATUSES = { a: ['sent', 'viewed'], b: ['sent', 'delivered'] } as const;

@@ -4,9 +4,10 @@ import { ChangeCursorCodec, cursorKeyId } from '../../src/changes/change-cursor.
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { selectRows } from '../../src/database/sql.js';
 import { resourceOfType } from '../../src/resources/tenant-resources.js';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { apiHeaders, importFixture, loginToken, type Tenant } from '../helpers/fixtures.js';
 import { withStatements } from '../helpers/statements.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { twoTenants } from '../helpers/two-tenants.js';
 
 type Version = 'v1' | 'v2';
 
@@ -45,51 +46,38 @@ describe('change feed', () => {
   let token: string;
   let outsiderToken: string;
   const person = () => personDoc(tenant.enterpriseId);
+  /** The own tenant's first record of each resource, from the shared fixture. */
   let seeded: {
     person: ReturnType<typeof personDoc>;
-    organisation: { id: string };
-    application: { id: string };
     quote: { id: string };
+    application: { id: string };
     lead: { id: string };
     foreignPerson: { id: string };
   };
+  /** The first record of every resource with a change type, by type. */
+  let seededOfType: Partial<Record<string, string>>;
 
   beforeAll(async () => {
     t = await createTestApp();
-    const fixture = tenantDocument();
-    tenant = fixture.tenant;
-    const applicationId = randomUUID();
-    seeded = {
-      person: person(),
-      organisation: { id: randomUUID() },
-      application: { id: applicationId },
-      quote: { id: randomUUID() },
-      lead: { id: randomUUID() },
-      foreignPerson: { id: randomUUID() },
+    // One record of every resource in each tenant: a resource with a change type joins the seed without a line here.
+    const { doc, own, foreign } = twoTenants('one');
+    tenant = {
+      enterpriseId: own.enterpriseId,
+      otherEnterpriseId: foreign.enterpriseId,
+      user: own.user,
+      outsider: foreign.user,
     };
-    await importFixture(t, {
-      ...fixture.doc,
-      people: [seeded.person, { ...personDoc(tenant.otherEnterpriseId), id: seeded.foreignPerson.id }],
-      organisations: [
-        {
-          id: seeded.organisation.id,
-          enterprise_id: tenant.enterpriseId,
-          legal_name: 'Acme Pty Ltd',
-          phone_numbers: [{ id: randomUUID(), type: 'office', number: '02 9000 0000' }],
-        },
-      ],
-      applications: [{ id: applicationId, enterprise_id: tenant.enterpriseId, source_of_business: 'Referral' }],
-      quotes: [
-        {
-          id: seeded.quote.id,
-          enterprise_id: tenant.enterpriseId,
-          application_id: applicationId,
-          is_active: true,
-          calculation: { asset_type: 'Motor Vehicle', financier: 'Example Bank', total_finance_amount: '45000.00' },
-        },
-      ],
-      leads: [{ id: seeded.lead.id, enterprise_id: tenant.enterpriseId, title: 'Car loan', person_name: 'Jane' }],
-    });
+    // The fixture's first person has a row of every nested kind, as personDoc's.
+    const firstPerson = doc.people?.find((p) => p.id === own.ids.people) as ReturnType<typeof personDoc>;
+    seeded = {
+      person: firstPerson,
+      quote: { id: own.ids.quotes },
+      application: { id: own.ids.applications },
+      lead: { id: own.ids.leads },
+      foreignPerson: { id: foreign.ids.people },
+    };
+    seededOfType = Object.fromEntries(CHANGE_TYPES.map((type) => [type, own.ids[resourceOfType(type).path]]));
+    await importFixture(t, doc);
     token = await loginToken(t.app, tenant.user.email, tenant.user.password);
     outsiderToken = await loginToken(t.app, tenant.outsider.email, tenant.outsider.password);
   });
@@ -164,26 +152,9 @@ describe('change feed', () => {
     CHANGE_TYPES.map((type) => [type, resourceOfType(type).path]),
   );
 
-  /** The seeded record of each change type, which a read from the beginning must list. */
-  const seededOfType = (): Partial<Record<string, string>> => ({
-    person: seeded.person.id,
-    organisation: seeded.organisation.id,
-    application: seeded.application.id,
-    quote: seeded.quote.id,
-    lead: seeded.lead.id,
-    user: tenant.user.id,
-  });
-
   describe('read from the beginning', () => {
     it('has a seeded record of every change type', () => {
-      const seededTypes = seededOfType();
-      expect(
-        CHANGE_TYPES.filter((type) => seededTypes[type] === undefined).map(
-          (type) =>
-            `${type}: seed a record of ${resourceOfType(type).path} in the importFixture call of ` +
-            `test/api/change-feed.e2e-spec.ts and name it in seededOfType`,
-        ),
-      ).toEqual([]);
+      expect(CHANGE_TYPES.filter((type) => seededOfType[type] === undefined)).toEqual([]);
     });
 
     it.each(['v1', 'v2'] as const)(
@@ -192,7 +163,7 @@ describe('change feed', () => {
         const { entries } = await drain(version);
         const byKey = new Map(entries.map((e) => [`${e.type}:${e.id}`, e]));
         expect(byKey.size).toBe(entries.length);
-        for (const [type, id] of Object.entries(seededOfType())) {
+        for (const [type, id] of Object.entries(seededOfType)) {
           expect(`${type}:${id ?? ''} ${byKey.get(`${type}:${id ?? ''}`)?.action}`).toBe(
             `${type}:${id ?? ''} upserted`,
           );

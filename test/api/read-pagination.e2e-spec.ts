@@ -1,49 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { writableAtAll } from '../../src/resources/tenant-resource.js';
-import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
-import { apiHeaders, importFixture, tenantDocument } from '../helpers/fixtures.js';
+import { apiHeaders, importFixture } from '../helpers/fixtures.js';
 import { type TestApp } from '../helpers/test-app.js';
 import { apiSuite } from '../helpers/api-suite.js';
+import { PAGED_SECTIONS, twoTenants } from '../helpers/two-tenants.js';
 
 const APP_URL = 'https://api.example.com';
 const TOTAL = 250;
-const RESOURCES = ['people', 'organisations', 'applications', 'quotes'] as const;
-type Resource = (typeof RESOURCES)[number];
-
-const { doc, tenant } = tenantDocument();
-const OWN = tenant.enterpriseId;
 
 /** Three records share each timestamp, so the order within a timestamp rests on the id alone. */
 const createdAt = (i: number) => new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 60_000).toISOString();
 
-function records(enterpriseId: string, count: number) {
-  return Array.from({ length: count }, (_, i) => ({
-    id: randomUUID(),
-    enterprise_id: enterpriseId,
-    created_at: createdAt(i),
-  }));
-}
-
-const own: Record<Resource, { id: string; enterprise_id: string; created_at: string }[]> = {
-  people: records(OWN, TOTAL),
-  organisations: records(OWN, TOTAL),
-  applications: records(OWN, TOTAL),
-  quotes: records(OWN, TOTAL),
-};
-const other = Object.fromEntries(RESOURCES.map((r) => [r, records(tenant.otherEnterpriseId, 3)])) as typeof own;
-
-const fixture = {
-  ...doc,
-  people: [...own.people, ...other.people],
-  organisations: [...own.organisations, ...other.organisations].map((o, i) => ({ ...o, legal_name: `Org ${i}` })),
-  applications: [...own.applications, ...other.applications],
-  quotes: [...own.quotes, ...other.quotes],
-};
+/**
+ * Every resource listed a page at a time, from the descriptors: the shared fixture gives the
+ * own enterprise 250 records of each (built as every suite's are), the other tenant's three.
+ */
+const { doc, own, foreign } = twoTenants({ paged: Array.from({ length: TOTAL }, (_, i) => createdAt(i)) }, 'several');
+const OWN = own.enterpriseId;
+const RESOURCES = PAGED_SECTIONS;
+type Resource = string;
 
 /** The list order: newest first, then id descending (PostgreSQL orders uuids as their lower-case hex text). */
 const expectedOrder = (resource: Resource): string[] =>
-  [...own[resource]]
+  (doc[resource] ?? [])
+    .map((r) => r as { id: string; enterprise_id: string; created_at: string })
+    .filter((r) => r.enterprise_id === OWN)
     .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
     .map((r) => r.id);
 
@@ -60,13 +41,14 @@ const envelope = (version: 'v1' | 'v2', resource: Resource, page: number, from: 
   };
 };
 
-describe('the resources this suite pages through', () => {
-  it('are every paged read-only resource of the descriptors', () => {
-    const paged = TENANT_RESOURCES.filter((r) => r.rows.paged && !writableAtAll(r)).map((r) => r.path);
-    const left = paged.filter((path) => !(RESOURCES as readonly string[]).includes(path));
-    expect(
-      left.map((path) => `${path}: add it to RESOURCES, own and fixture in test/api/read-pagination.e2e-spec.ts`),
-    ).toEqual([]);
+describe('the fixture this suite pages through', () => {
+  it('holds 250 records of every paged resource in the own enterprise, three in the other', () => {
+    expect(RESOURCES).toEqual(expect.arrayContaining(['people', 'organisations', 'applications', 'quotes', 'leads']));
+    for (const resource of RESOURCES) {
+      const rows = (doc[resource] ?? []) as { enterprise_id: string }[];
+      const other = rows.filter((r) => r.enterprise_id === foreign.enterpriseId).length;
+      expect({ resource, own: expectedOrder(resource).length, other }).toEqual({ resource, own: TOTAL, other: 3 });
+    }
   });
 });
 
@@ -74,7 +56,13 @@ describe('pagination of the read resources over 250 records', () => {
   let t: TestApp;
   let token: string;
 
-  const suite = apiSuite({ env: { APP_URL: `${APP_URL}/` }, fixture: { doc: fixture, tenant } });
+  const suite = apiSuite({
+    env: { APP_URL: `${APP_URL}/` },
+    fixture: {
+      doc,
+      tenant: { enterpriseId: OWN, otherEnterpriseId: foreign.enterpriseId, user: own.user, outsider: foreign.user },
+    },
+  });
   beforeAll(() => void ({ t, token } = suite));
 
   const list = async (version: 'v1' | 'v2', resource: Resource, query: string) => {
@@ -143,7 +131,7 @@ describe('pagination of the read resources over 250 records', () => {
     const empty = randomUUID();
     await importFixture(t, {
       enterprises: [{ id: empty, name: 'Empty Finance' }],
-      users: [{ id: tenant.user.id, name: 'Ann Broker', email: tenant.user.email, enterprise_ids: [OWN, empty] }],
+      users: [{ id: own.user.id, name: 'Ann Broker', email: own.user.email, enterprise_ids: [OWN, empty] }],
     });
     for (const resource of RESOURCES) {
       const res = await t.app.inject({

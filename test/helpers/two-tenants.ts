@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { ENTITY_SECTIONS } from '../../src/cli/import/entity-sections.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import type { ImportDocument } from './fixtures.js';
 
@@ -41,13 +42,28 @@ const CREATED_LATER = '2025-03-02T09:00:00.000Z';
  */
 const TIMES = { one: [CREATED], several: [CREATED, CREATED, CREATED_LATER] } as const;
 
-export type RecordsOfEach = keyof typeof TIMES;
+/**
+ * How many records of each resource a tenant gets: `one`, `several` (three), or, for the suites
+ * that page through lists or count their queries, one record per time in `paged` of every
+ * resource listed a page at a time (the first is the one named in `ids`) and one of the others.
+ */
+export type RecordsOfEach = keyof typeof TIMES | { readonly paged: readonly string[] };
+
+/** The resources listed a page at a time (the others list every row at once). */
+export const PAGED_SECTIONS: readonly string[] = TENANT_RESOURCES.filter((resource) => resource.rows.paged).map(
+  (resource) => resource.path,
+);
+
+/** The creation time of each record of a section. */
+function timesOf(each: RecordsOfEach, section: string): readonly string[] {
+  if (typeof each === 'string') return TIMES[each];
+  return PAGED_SECTIONS.includes(section) ? each.paged : TIMES.one;
+}
 
 /** A password hash for the members who never log in (argon2 would slow the import down). */
 const UNUSED_PASSWORD_HASH = '$2b$04$abcdefghijklmnopqrstuuJzGzJ0YxGm1wQm5Gq7mLHqK6m1b2fEe';
 
 function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: ImportDocument; records: TenantRecords } {
-  const times: readonly string[] = TIMES[each];
   const tag = randomBytes(5).toString('hex');
   const markers: string[] = [];
   const allIds: string[] = [];
@@ -63,13 +79,13 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
     return value;
   };
   /** The ids of a resource's records; the first is `ids[resource]`. */
-  const idsOf = () => times.map(() => id());
-  const all = new Map(FIXTURE_SECTIONS.map((section) => [section, idsOf()]));
+  const idsOf = (section: string) => timesOf(each, section).map(() => id());
+  const all = new Map(FIXTURE_SECTIONS.map((section) => [section, idsOf(section)]));
   const idsIn = (section: string): string[] => all.get(section) ?? [];
   const ids = Object.fromEntries(FIXTURE_SECTIONS.map((section) => [section, idsIn(section)[0]])) as FixtureIds;
   /** One record per id of the resource, each with its creation time. */
   const records = (section: string, record: (n: number) => Record<string, unknown>) =>
-    idsIn(section).map((recordId, n) => ({ id: recordId, ...record(n), created_at: times[n] }));
+    idsIn(section).map((recordId, n) => ({ id: recordId, ...record(n), created_at: timesOf(each, section)[n] }));
   const email = `${label}-user-${tag}@example.com`;
   markers.push(email);
   const password = `${label}-password-${tag}`;
@@ -80,7 +96,10 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
       { id: id(), type: 'Residential', line1: mark('line1'), suburb: mark('suburb'), state: 'NSW', postcode: '2000' },
     ],
   });
-  /** Each section's n-th record, by section: a tenant resource without one fails every suite. */
+  /**
+   * Each section's n-th record, by section. A section derived from its entity needs none (its
+   * sample records are used); a hand-written one without an entry here fails every suite.
+   */
   const recordOf: Record<string, (n: number) => Record<string, unknown>> = {
     enterprises: (n) => ({ name: mark(`enterprise${n}`), is_active: true }),
     // The first user logs in; every user is a member of the enterprise, and the first of every enterprise.
@@ -114,12 +133,7 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
             ...contacts(),
           }
         : { enterprise_id: ids.enterprises, legal_name: mark(`legal${n}`) },
-    applications: (n) => ({
-      enterprise_id: ids.enterprises,
-      contract_number: mark(`contract${n}`),
-      source_of_business: mark(`source${n}`),
-      crm_deal_id: mark(`deal${n}`),
-    }),
+    // Applications have no entry: their section is derived from the entity, so are their records.
     // Every quote is of the first application; the first quote is its active one.
     quotes: (n) => ({
       enterprise_id: ids.enterprises,
@@ -140,9 +154,22 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
       organisation_name: mark(`lead-organisation${n}`),
     }),
   };
+  /** A section derived from its entity gets sample records, every text a marked value, unless recordOf has its own. */
+  const sampled = (section: string): ((n: number) => Record<string, unknown>) | undefined => {
+    const derived = ENTITY_SECTIONS.find((entitySection) => entitySection.name === section);
+    return (
+      derived &&
+      ((n) =>
+        derived.sample(n, {
+          enterpriseId: ids.enterprises,
+          recordOf: (referenced) => ids[referenced],
+          text: (column) => mark(`${section}-${column}${n}`),
+        }))
+    );
+  };
   const doc: ImportDocument = {};
   for (const section of FIXTURE_SECTIONS) {
-    const record = recordOf[section];
+    const record = recordOf[section] ?? sampled(section);
     if (!record) throw new Error(`test/helpers/two-tenants.ts has no records for "${section}": add them to recordOf`);
     doc[section] = records(section, record);
   }
@@ -160,15 +187,18 @@ function tenantRecords(label: 'own' | 'foreign', each: RecordsOfEach): { doc: Im
  * that belongs to its own enterprise only; with `several`, three of each resource (nested rows
  * on the first), the user a member of the tenant's three enterprises and two more users in the
  * first. Every text value is distinctive, so a test can look for any of the foreign tenant's
- * values in an answer.
+ * values in an answer. The foreign tenant gets as many records as the own one unless told.
  */
-export function twoTenants(each: RecordsOfEach = 'one'): {
+export function twoTenants(
+  each: RecordsOfEach = 'one',
+  foreignEach: RecordsOfEach = each,
+): {
   doc: ImportDocument;
   own: TenantRecords;
   foreign: TenantRecords;
 } {
   const own = tenantRecords('own', each);
-  const foreign = tenantRecords('foreign', each);
+  const foreign = tenantRecords('foreign', foreignEach);
   const doc: ImportDocument = {};
   for (const part of [own.doc, foreign.doc]) {
     for (const [key, rows] of Object.entries(part)) doc[key] = [...(doc[key] ?? []), ...rows];

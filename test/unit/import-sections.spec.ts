@@ -7,6 +7,7 @@ import { entitySection } from '../../src/cli/import/entity-sections.js';
 import { IMPORT_SECTIONS, SECTION_RECORDS } from '../../src/cli/import/import-schema.js';
 import { APPLICATIONS } from '../../src/applications/applications.resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
+import { DEMO_ENTERPRISE_ID, demoDocument, sampledSections } from '../../src/demo/demo-document.js';
 
 const FORMAT = readFileSync(resolve(import.meta.dirname, '../../docs/import-format.md'), 'utf8');
 
@@ -90,5 +91,49 @@ describe('import sections', () => {
     expect(record.parse(base)).toMatchObject({ status: 'open' });
     expect(record.parse({ ...base, status: 'done' })).toMatchObject({ status: 'done' });
     expect(record.safeParse({ ...base, status: 'closed' }).success).toBe(false);
+  });
+
+  it('give the demo data records of a derived section it has none of by hand, in the demo enterprise', () => {
+    const { applications: _handWritten, ...rest } = demoDocument();
+    const sampled = sampledSections(rest);
+    const section = entitySection(APPLICATIONS);
+    expect(Object.keys(sampled)).toEqual(['applications']);
+    expect(sampled.applications).toHaveLength(12);
+    for (const record of sampled.applications ?? []) {
+      expect(section.record.safeParse(record).success).toBe(true);
+      expect(record).toMatchObject({
+        enterprise_id: DEMO_ENTERPRISE_ID,
+        contract_number: expect.stringMatching(/^Contract number \d+$/),
+      });
+    }
+    expect(sampledSections(demoDocument())).toEqual({});
+  });
+
+  it('derived from an entity give sample records (demo data, test fixture) that the section accepts', () => {
+    const values = {
+      enterpriseId: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a12',
+      recordOf: () => undefined,
+      text: (column: string, n: number) => `${column} ${n}`,
+    };
+    for (const resource of TENANT_RESOURCES.filter((r) => r.importSection === 'entity')) {
+      const section = entitySection(resource);
+      for (const n of [0, 1, 2]) {
+        const sample = { id: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a11', ...section.sample(n, values) };
+        expect({ section: section.name, n, ...section.record.safeParse(sample) }).toMatchObject({ success: true });
+      }
+    }
+    const chores = { ...APPLICATIONS, path: 'chores', entity: Chore, rows: { ...APPLICATIONS.rows, table: 'chores' } };
+    const samples = [0, 1, 2].map((n) => entitySection(chores).sample(n, values));
+    expect(samples).toEqual(
+      [0, 1, 0].map((i) => ({ enterprise_id: values.enterpriseId, status: ['open', 'done'][i] })),
+    );
+    const sampled = entitySection(APPLICATIONS).sample(1, { ...values, recordOf: () => 'unused' });
+    expect(sampled).toEqual({
+      enterprise_id: values.enterpriseId,
+      settlement_date_actual: '2025-03-02',
+      contract_number: 'contract_number 1',
+      source_of_business: 'source_of_business 1',
+      crm_deal_id: 'crm_deal_id 1',
+    });
   });
 });

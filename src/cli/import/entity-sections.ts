@@ -24,6 +24,49 @@ export interface EntitySection {
   readonly target: TargetTable;
   /** The SELECT list that reads a row back as the file's record (export). */
   readonly exportColumns: string;
+  /**
+   * The n-th sample record of the section (without id and timestamps), every column a value its
+   * field accepts: the demo data and the test fixture of a resource that gives none by hand.
+   */
+  sample(n: number, values: SampleValues): Record<string, unknown>;
+}
+
+/** What sample records say where the entity alone cannot tell. */
+export interface SampleValues {
+  readonly enterpriseId: string;
+  /** A record of `section` in the same enterprise, for a reference column; undefined leaves it null. */
+  readonly recordOf: (section: string) => string | undefined;
+  /** The text of the n-th record's column (cut to the column's length). */
+  readonly text: (column: string, n: number) => string;
+}
+
+/** A sample column's value in the n-th record. */
+type Sampler = (n: number, values: SampleValues) => unknown;
+
+const DAY = 86_400_000;
+const SAMPLE_START = Date.UTC(2025, 2, 1, 9);
+
+/** A value of the stored type for the n-th sample record: dates a day apart, numbers one apart. */
+function sampler(column: string, stored: ColumnType, length: number | undefined): Sampler {
+  switch (stored) {
+    case 'smallint':
+    case 'boolean':
+      return (n) => n % 2 === 0;
+    case 'integer':
+      return (n) => n;
+    case 'numeric(14,2)':
+      return (n) => `${1000 + n}.00`;
+    case 'date':
+      return (n) => new Date(SAMPLE_START + n * DAY).toISOString().slice(0, 10);
+    case 'timestamptz(3)':
+      return (n) => new Date(SAMPLE_START + n * DAY).toISOString();
+    case 'text':
+      return (n, values) => values.text(column, n).slice(0, length);
+    case 'uuid':
+    case 'jsonb':
+      // A uuid that is no reference, or a document: nothing to invent, left null.
+      return () => null;
+  }
 }
 
 const naming = new SnakeNamingStrategy();
@@ -114,11 +157,24 @@ export function entitySection(resource: TenantResource): EntitySection {
   const columns: Column[] = [];
   const selects = ['id'];
   const fixed = fixedValues(resource);
+  const samplers: [string, Sampler][] = [];
   for (const column of entityColumns(resource)) {
     if (RECORD_COLUMNS.has(column.name)) continue;
     const values = fixed.get(column.name);
     const derived = fieldOf(resource, column);
     const { stored } = derived;
+    const reference = resource.importReferences?.find((r) => r.column === column.name);
+    const length = column.args.options.length === undefined ? undefined : Number(column.args.options.length);
+    samplers.push([
+      column.name,
+      column.name === 'enterprise_id'
+        ? (_n, sample) => sample.enterpriseId
+        : reference
+          ? (_n, sample) => sample.recordOf(reference.section) ?? null
+          : values
+            ? (n) => values[n % values.length]
+            : sampler(column.name, stored, length),
+    ]);
     const field = values ? z.enum(values) : derived.field;
     const { nullable } = column.args.options;
     const defaultValue: unknown = column.args.options.default;
@@ -143,6 +199,7 @@ export function entitySection(resource: TenantResource): EntitySection {
     record: z.strictObject(shape),
     target: { table, columns },
     exportColumns: selects.join(', '),
+    sample: (n, values) => Object.fromEntries(samplers.map(([name, value]) => [name, value(n, values)])),
   };
 }
 
