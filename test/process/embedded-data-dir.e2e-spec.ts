@@ -39,7 +39,7 @@ function readLockRecord(dataDir: string): LockRecord {
  * as the operator guide describes them (its steps run as written, in bash, with the compiled
  * CLI). The other CLI commands run the CLI's code in this test's process: the lock they meet is
  * the service's, another process either way, and sparing a node start per command keeps the
- * suite short. The guide's steps still run the compiled CLI against the running service's lock.
+ * suite short.
  */
 describe('embedded database shared safely (real processes)', () => {
   /** A DATA_DIR that has had its first start (demo data, generated key); copied per test. */
