@@ -4,7 +4,7 @@ import { metricsOf } from '../../src/app.factory.js';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
 import { WebhookResolver } from '../../src/webhook-endpoints/webhook-resolver.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/test-app.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -331,7 +331,7 @@ describe('webhook endpoints (management, private addresses refused)', () => {
     await create({ url: 'https://hooks.example.test/listed' });
     await create({ url: 'https://hooks.example.test/theirs-listed' }, outsiderHeaders);
     const env = { DATABASE_URL: t.database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY };
-    const mine = await runCliProcess(['webhook:list', '--enterprise', tenant.enterpriseId], env);
+    const mine = await runCli(['webhook:list', '--enterprise', tenant.enterpriseId], { env });
     expect(mine.code).toBe(0);
     const [header, ...lines] = mine.stdout.trimEnd().split('\n');
     expect(header).toBe('id\tenterprise\turl\tenabled\tlag');
@@ -340,9 +340,9 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       expect(line).toMatch(/^[0-9a-f-]{36}\t[0-9a-f-]{36}\thttps:\/\/\S+\t(yes|no)\t\d+s$/);
       expect(line.split('\t')[1]).toBe(tenant.enterpriseId);
     }
-    const all = await runCliProcess(['webhook:list'], env);
+    const all = await runCli(['webhook:list'], { env });
     expect(all.stdout).toContain(tenant.otherEnterpriseId);
-    const none = await runCliProcess(['webhook:list', '--enterprise', randomUUID()], env);
+    const none = await runCli(['webhook:list', '--enterprise', randomUUID()], { env });
     expect(none.code).not.toBe(0);
     expect(none.stderr).toMatch(/No enterprise with the id/);
   });

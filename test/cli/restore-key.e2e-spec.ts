@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 
 describe('restore without the key the data was written with', () => {
   const dir = mkdtempSync(join(tmpdir(), 'finance-intake-restore-key-'));
@@ -14,7 +14,7 @@ describe('restore without the key the data was written with', () => {
     const backup = join(dir, 'finance-intake-backup.tar.gz');
     writeFileSync(backup, 'not read: the key is missing first');
     const dataDir = join(dir, 'restored');
-    const run = await runCliProcess(['restore', '--input', backup], { DATA_DIR: dataDir });
+    const run = await runCli(['restore', '--input', backup], { env: { DATA_DIR: dataDir } });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('restore needs the key the backup');
     expect(run.stderr).toContain(join(dataDir, 'app-key'));

@@ -5,7 +5,7 @@ import { parseAppKey } from '../../src/config/app-key.js';
 import { openDataSource } from '../../src/data-source.js';
 import { DEMO_CREDENTIALS } from '../../src/demo/demo-document.js';
 import { seedDemoIfEmpty } from '../../src/demo/seed-demo.js';
-import { runCliProcess } from '../helpers/run-cli.js';
+import { runCli } from '../helpers/run-cli.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -31,7 +31,10 @@ describe('the demo banner prints a demo password only while it logs in', () => {
     expect((await seedDemoIfEmpty(dataSource, cipher)).banner).toEqual(first.banner);
 
     const env = { DATABASE_URL: database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY };
-    const changed = await runCliProcess(['user:password', '--email', DEMO?.email ?? ''], env, 'a-new-long-password\n');
+    const changed = await runCli(['user:password', '--email', DEMO?.email ?? ''], {
+      env,
+      stdin: 'a-new-long-password\n',
+    });
     expect(changed.code).toBe(0);
 
     const banner = (await seedDemoIfEmpty(dataSource, cipher)).banner.join('\n');
