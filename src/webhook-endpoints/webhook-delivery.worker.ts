@@ -172,16 +172,21 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     await this.openOwn();
     if (!this.running) return;
     const endpoints = await this.claim(free);
+    // Every free slot taken: more endpoints may be due, so a slot freed is filled at once.
+    const full = endpoints.length === free;
     for (const endpoint of endpoints) {
-      // When it is given back the endpoint waits for the next poll: its changes of the meantime
-      // go out together in the next round (one claim, horizon and slice read for all of them),
-      // and one whose next entries wait behind an open writer of its enterprise is not claimed
-      // and read again and again for as long as that writer stays open.
+      // Otherwise an endpoint given back waits for the next poll: its changes of the meantime go
+      // out together in the next round (one claim, horizon and slice read for all of them), and
+      // one whose next entries wait behind an open writer of its enterprise is not claimed and
+      // read again and again for as long as that writer stays open.
       const work = this.deliver(endpoint)
         .catch((error: unknown) => {
           this.logger.error({ err: error, endpoint_id: endpoint.id }, 'webhook delivery round failed');
         })
-        .finally(() => this.active.delete(endpoint.id));
+        .finally(() => {
+          this.active.delete(endpoint.id);
+          if (full) this.schedule(0);
+        });
       this.active.set(endpoint.id, work);
     }
     if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
