@@ -24,7 +24,7 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { loadavg, setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { hashPassword } from '../src/auth/password-hasher.js';
@@ -32,7 +32,7 @@ import { openDataSource } from '../src/data-source.js';
 import { runMigrations } from '../src/database/migration-runner.js';
 import { selectRows } from '../src/database/sql.js';
 import { mergeLatencies, runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
-import { cpuMs, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import { cpuSplitMs, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -52,6 +52,12 @@ const SERVICE_ENV = Object.fromEntries(
     .filter((name) => process.env[`BENCH_${name}`] !== undefined)
     .map((name) => [name, process.env[`BENCH_${name}`] as string]),
 );
+/**
+ * `inline` (default): the API process delivers, as every process does by default. `separate`:
+ * the API process runs with WEBHOOK_DELIVERY=false and a second service process on the same
+ * database delivers, at a lower CPU priority (nice 10), as an operator may run it.
+ */
+const DELIVERY = process.env.BENCH_DELIVERY === 'separate' ? 'separate' : 'inline';
 /** Only the parts named (`drain,creates,retrieves`); all by default. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'drain,creates,retrieves').split(',').map((p) => p.trim()));
 /** A round's phases: deliveries off, on, on, off. */
@@ -211,27 +217,43 @@ async function main(): Promise<void> {
   process.stderr.write(`load average before: ${loadBefore.join(' ')}\n`);
   const fixture = await prepare();
   const receiver = await startReceiver();
-  const server = await startServer(
-    'service',
-    join(ROOT, 'dist/src/main.js'),
-    {
-      DATABASE_URL: fixture.url,
-      APP_KEY,
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      LOG_LEVEL: 'warn',
-      MIGRATIONS_RUN: 'false',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      ...SERVICE_ENV,
-    },
-    [...startScriptNodeFlags(ROOT), ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
-  ).catch((error: unknown) => {
+  const serviceEnv = {
+    DATABASE_URL: fixture.url,
+    APP_KEY,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'warn',
+    MIGRATIONS_RUN: 'false',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...SERVICE_ENV,
+  };
+  const flags = [
+    ...startScriptNodeFlags(ROOT),
+    ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
+  ];
+  let deliverer: RunningServer | undefined;
+  const server = await (async () => {
+    if (DELIVERY === 'separate') {
+      deliverer = await startServer('deliverer', join(ROOT, 'dist/src/main.js'), serviceEnv, flags);
+      setPriority(deliverer.process.pid ?? 0, 10);
+    }
+    return startServer(
+      'service',
+      join(ROOT, 'dist/src/main.js'),
+      { ...serviceEnv, ...(DELIVERY === 'separate' ? { WEBHOOK_DELIVERY: 'false' } : {}) },
+      flags,
+    );
+  })().catch(async (error: unknown) => {
+    await deliverer?.stop();
     receiver.child.kill('SIGTERM');
     throw error;
   });
+  /** The process that delivers. */
+  const delivering = deliverer ?? server;
   const results: Record<string, unknown> = {
     commit: dirty ? `${commit}-dirty` : commit,
     loadBefore,
     service: SERVICE_ENV,
+    delivery: DELIVERY,
     roundSeconds: ROUND_SECONDS,
     rounds: ROUNDS,
     connections: CONNECTIONS,
@@ -319,7 +341,7 @@ async function main(): Promise<void> {
     async function drain(): Promise<void> {
       await deliveries(true);
       const before = await received(receiver.base);
-      const cpuBefore = cpuMs(server.process.pid ?? 0);
+      const cpuBefore = cpuSplitMs(delivering.process.pid ?? 0);
       const drainStarted = performance.now();
       const writer = new pg.Client({ connectionString: fixture.url });
       await writer.connect();
@@ -332,11 +354,15 @@ async function main(): Promise<void> {
         await sleep(20);
       const drainSeconds = (performance.now() - drainStarted) / 1000;
       const drained = (await received(receiver.base)) - before;
+      const cpuAfter = cpuSplitMs(delivering.process.pid ?? 0);
+      const per = Math.max(1, drained);
       results.drain = {
         deliveries: drained,
         seconds: drainSeconds,
         deliveriesPerSecond: drained / drainSeconds,
-        serviceCpuUsPerDelivery: ((cpuMs(server.process.pid ?? 0) - cpuBefore) * 1000) / Math.max(1, drained),
+        serviceCpuUsPerDelivery: ((cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) * 1000) / per,
+        // Kernel time: sending on loopback also runs the receiving side's TCP in the sender's time.
+        serviceSystemCpuUsPerDelivery: ((cpuAfter.system - cpuBefore.system) * 1000) / per,
       };
       process.stderr.write(`drain: ${JSON.stringify(results.drain)}\n`);
     }
@@ -362,12 +388,16 @@ async function main(): Promise<void> {
       );
   } finally {
     await server.stop();
+    await deliverer?.stop();
     receiver.child.kill('SIGTERM');
   }
   results.loadAfter = loadavg().map((n) => n.toFixed(2));
   const out = join(ROOT, 'bench/results');
   mkdirSync(out, { recursive: true });
-  const file = join(out, `webhooks-api-${new Date().toISOString().slice(0, 10)}-${String(results.commit)}.json`);
+  const file = join(
+    out,
+    `webhooks-api-${DELIVERY === 'separate' ? 'separate-' : ''}${new Date().toISOString().slice(0, 10)}-${String(results.commit)}.json`,
+  );
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   print(results);
   process.stderr.write(`written ${file}\n`);
@@ -376,15 +406,21 @@ async function main(): Promise<void> {
 function print(results: Record<string, unknown>): void {
   const f = (n: number) => n.toFixed(n < 10 ? 2 : 1);
   const drain = results.drain as
-    { deliveries: number; deliveriesPerSecond: number; serviceCpuUsPerDelivery: number } | undefined;
+    | {
+        deliveries: number;
+        deliveriesPerSecond: number;
+        serviceCpuUsPerDelivery: number;
+        serviceSystemCpuUsPerDelivery: number;
+      }
+    | undefined;
   const lines = [
-    `commit ${String(results.commit)}; service ${JSON.stringify(results.service)}; load average before ${(results.loadBefore as string[]).join(' ')}, after ${(results.loadAfter as string[]).join(' ')}`,
+    `commit ${String(results.commit)}; service ${JSON.stringify(results.service)}; delivery ${String(results.delivery)}; load average before ${(results.loadBefore as string[]).join(' ')}, after ${(results.loadAfter as string[]).join(' ')}`,
     '| scenario | deliveries off | deliveries on | on/off |',
     '|---|---|---|---|',
   ];
   if (drain) {
     lines.unshift(
-      `backlog of ${drain.deliveries} drained at ${f(drain.deliveriesPerSecond)} deliveries/s, service CPU ${f(drain.serviceCpuUsPerDelivery)} µs per delivery`,
+      `backlog of ${drain.deliveries} drained at ${f(drain.deliveriesPerSecond)} deliveries/s, CPU of the delivering process ${f(drain.serviceCpuUsPerDelivery)} µs per delivery (${f(drain.serviceSystemCpuUsPerDelivery)} of it in the kernel)`,
     );
   }
   const setting = (s: Setting) =>
