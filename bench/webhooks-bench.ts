@@ -97,6 +97,9 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '1000000',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOK_POLL_INTERVAL_MS: process.env.WEBHOOK_POLL_INTERVAL_MS ?? '100',
+    ...(process.env.WEBHOOK_DATABASE_POOL_MAX
+      ? { WEBHOOK_DATABASE_POOL_MAX: process.env.WEBHOOK_DATABASE_POOL_MAX }
+      : {}),
     DATABASE_POOL_MAX: '10',
   });
   const app: NestFastifyApplication = await createApp(config, { url, poolMax: 10 });

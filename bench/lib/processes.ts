@@ -39,6 +39,16 @@ export function cpuMs(pid: number): number {
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** CPU time the process has used in user and in system (kernel) mode, from /proc (Linux), in milliseconds. */
+export function cpuSplitMs(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    user: (Number(fields[11]) * 1000) / CLOCK_TICKS_PER_SECOND,
+    system: (Number(fields[12]) * 1000) / CLOCK_TICKS_PER_SECOND,
+  };
+}
+
 /** Linux's USER_HZ: /proc reports CPU time in these ticks (100 on every common platform). */
 const CLOCK_TICKS_PER_SECOND = 100;
 

@@ -61,6 +61,8 @@ export interface WebhookConfig {
   readonly pollIntervalMs: number;
   readonly concurrency: number;
   readonly leaseSeconds: number;
+  /** Connections of the worker's own pool, apart from the requests' (not on the embedded database). */
+  readonly poolMax: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -184,6 +186,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
       leaseSeconds: env.WEBHOOK_LEASE_SECONDS,
+      poolMax: env.WEBHOOK_DATABASE_POOL_MAX,
     },
   };
 }

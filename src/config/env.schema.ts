@@ -126,6 +126,12 @@ export const envSchema = z.object({
   /** Endpoints one process delivers at the same time. */
   WEBHOOK_CONCURRENCY: positiveInt(1000).default(32),
   /**
+   * Connections of the delivery worker's own pool (each process), apart from the requests' pool
+   * (DATABASE_POOL_MAX), so deliveries never take a connection a request waits for. The embedded
+   * database has one session for everything and ignores it.
+   */
+  WEBHOOK_DATABASE_POOL_MAX: positiveInt(50).default(4),
+  /**
    * How long an endpoint's lease lasts without being renewed: after a process dies, another one
    * takes its endpoints over within this. Above the 10 s answer timeout, so a slow answer never
    * lets a second process in.

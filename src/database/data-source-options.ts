@@ -10,6 +10,8 @@ export interface DatabaseTarget {
   readonly embedded?: boolean;
   /** The service's bound on waiting for a row lock (lock_timeout); default 3 s. */
   readonly lockTimeoutMs?: number;
+  /** How the connections show in pg_stat_activity; default `finance-intake`. */
+  readonly applicationName?: string;
 }
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 3_000;
@@ -74,7 +76,7 @@ export function databaseOptions(
     namingStrategy: new SnakeNamingStrategy(),
     uuidExtension: 'pgcrypto',
     logging: false,
-    applicationName: 'finance-intake',
+    applicationName: target.applicationName ?? 'finance-intake',
     extra: { max: target.poolMax, ...connectionLimits(role, target.lockTimeoutMs) },
   };
 }

@@ -5,8 +5,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { databaseOptions, type DatabaseTarget } from '../database/data-source-options.js';
+import { DATABASE_TARGET } from '../database/database-target-token.js';
 import { affectedRows, selectRows } from '../database/sql.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import { comparePositions } from '../changes/change-log.queries.js';
 import type { ChangePosition } from '../changes/change-types.js';
 import { endpointLags } from './webhook-backlog.queries.js';
 import { WebhookClock } from './webhook-clock.js';
@@ -20,6 +23,8 @@ const BATCH = 100;
 /** Delivered attempts are logged 7 days. */
 const KEEP_DELIVERIES = '7 days';
 const PURGE_EVERY_MS = 10 * 60 * 1000;
+/** How the worker's connections show in pg_stat_activity, apart from the requests' (`finance-intake`). */
+export const WEBHOOK_APPLICATION_NAME = 'finance-intake-webhooks';
 
 interface LeasedEndpoint {
   id: string;
@@ -59,6 +64,11 @@ interface StreamState {
  * it saves progress, and gives it back when the endpoint is caught up or waiting for a retry. No
  * transaction is open while a request is in flight, so a process killed with `kill -9` leaves
  * only a lease that runs out; another process then sends again what was not acknowledged.
+ *
+ * Its statements run on a small pool of its own (WEBHOOK_DATABASE_POOL_MAX connections), never on
+ * the requests' pool: a request never waits for a connection a delivery holds, and however many
+ * endpoints are due, deliveries never take more than that many connections. The embedded database
+ * has one session for everything, so there the worker shares the application's data source.
  */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationShutdown {
@@ -71,9 +81,13 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   private ticking: Promise<void> | undefined;
   private lastPurge = 0;
   private metrics: ServiceMetrics | undefined;
+  /** The worker's own data source while it runs (not on the embedded database). */
+  private own: DataSource | undefined;
+  private opening: Promise<DataSource> | undefined;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectDataSource() private readonly appDataSource: DataSource,
+    @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
     private readonly cipher: FieldCipher,
     private readonly clock: WebhookClock,
     private readonly resolver: WebhookResolver,
@@ -106,6 +120,44 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     await Promise.allSettled(this.active.values());
     await this.sender?.close();
     this.sender = undefined;
+    await this.opening?.catch(() => undefined);
+    this.opening = undefined;
+    const own = this.own;
+    this.own = undefined;
+    if (own?.isInitialized) await own.destroy();
+  }
+
+  /**
+   * Where the worker's statements run: its own pool, opened on first use (again after a failure
+   * to open it), or the application's on the embedded database.
+   */
+  private get dataSource(): DataSource {
+    return this.own?.isInitialized ? this.own : this.appDataSource;
+  }
+
+  private async openOwn(): Promise<void> {
+    if (this.target.embedded === true || this.own?.isInitialized) return;
+    this.opening ??= (async () => {
+      const own = new DataSource(
+        databaseOptions(
+          {
+            url: this.target.url,
+            poolMax: this.config.webhooks.poolMax,
+            lockTimeoutMs: this.config.databaseLockTimeoutMs,
+            applicationName: WEBHOOK_APPLICATION_NAME,
+          },
+          [],
+          false,
+          'service',
+        ),
+      );
+      return own.initialize();
+    })();
+    try {
+      this.own = await this.opening;
+    } finally {
+      this.opening = undefined;
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -117,16 +169,23 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     if (!this.running) return;
     const free = this.config.webhooks.concurrency - this.active.size;
     if (free <= 0) return;
+    await this.openOwn();
+    if (!this.running) return;
     const endpoints = await this.claim(free);
+    // Every free slot taken: more endpoints may be due, so a slot freed is filled at once.
+    const full = endpoints.length === free;
     for (const endpoint of endpoints) {
+      // Otherwise an endpoint given back waits for the next poll: its changes of the meantime go
+      // out together in the next round (one claim, horizon and slice read for all of them), and
+      // one whose next entries wait behind an open writer of its enterprise is not claimed and
+      // read again and again for as long as that writer stays open.
       const work = this.deliver(endpoint)
         .catch((error: unknown) => {
           this.logger.error({ err: error, endpoint_id: endpoint.id }, 'webhook delivery round failed');
         })
         .finally(() => {
           this.active.delete(endpoint.id);
-          // An endpoint that was given back may have more to send: look again soon.
-          if (this.running) this.schedule(0);
+          if (full) this.schedule(0);
         });
       this.active.set(endpoint.id, work);
     }
@@ -250,6 +309,9 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
           break;
         }
         if (!held) break;
+        // An empty slice that moves nothing: the state is as last saved (or claimed), nothing to
+        // write; the lease goes back below.
+        if (slice.entries.length === 0 && comparePositions(slice.next, state.cursor) === 0) break;
         if (delivered === slice.entries.length) state.cursor = slice.next;
         held = await this.save(endpoint, state, attempts);
         if (failed || !slice.hasMore) break;
