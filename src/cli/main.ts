@@ -1,6 +1,45 @@
-import 'reflect-metadata';
-import { invokeCli } from './invoke-cli.js';
+import { spawn } from 'node:child_process';
 
-const code = await invokeCli(process.argv.slice(2), process, process.env);
-// Exits once both outputs have taken every byte: a pipe is written asynchronously, exit would cut it.
-process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+/**
+ * V8's young generation for an import: every record becomes a few short-lived objects (its
+ * parsed JSON, the validated copy, its rows), and with the default size too many of them are
+ * still alive at each collection, so they are copied and promoted instead of dying young.
+ * V8 takes the size only when the process starts.
+ */
+export const IMPORT_NODE_FLAGS = ['--max-semi-space-size=32'] as const;
+
+/** The commands that run in a Node process of their own given `IMPORT_NODE_FLAGS`. */
+const BULK_COMMANDS = new Set(['import']);
+
+function hasFlags(): boolean {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return given.some((flag) => flag.startsWith('--max-semi-space-size'));
+}
+
+/**
+ * Runs this same invocation in a child Node process with the flags, on the same standard
+ * streams and environment; a signal sent to this process is passed on, and it ends as the
+ * child did (its status, or the signal that ended it).
+ */
+function runWithFlags(): Promise<never> {
+  const script = process.argv[1] ?? '';
+  const child = spawn(process.execPath, [...process.execArgv, ...IMPORT_NODE_FLAGS, script, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
+  const forward = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, forward);
+  return new Promise<never>((_, fail) => {
+    child.on('error', fail);
+    child.on('exit', (code, signal) => {
+      for (const name of signals) process.off(name, forward);
+      if (signal !== null) process.kill(process.pid, signal);
+      else process.exit(code ?? 1);
+    });
+  });
+}
+
+if (BULK_COMMANDS.has(process.argv[2] ?? '') && !hasFlags()) await runWithFlags();
+else await (await import('./cli-process.js')).runThisProcess();

@@ -81,7 +81,7 @@ export class ImportWrites {
     this.onPhase(`writing ${section}`);
     const outcome =
       owning !== undefined && !this.anyExisted(owning)
-        ? await this.insertRows(`import_${section}`, target)
+        ? await this.insertRows(section, target)
         : await this.upsertRows(`import_${section}`, target, owning ?? null);
     counts.created = outcome.created;
     counts.updated = outcome.updated;
@@ -91,21 +91,18 @@ export class ImportWrites {
   /**
    * The rows of a section none of whose records was in the database: all new, so they are
    * inserted with no comparison and no look-up of the target (a record of the file that did
-   * exist after all would fail the primary key, and the import with it).
+   * exist after all would fail the primary key, and the import with it). Every staged row is
+   * inserted or the statement fails, so the count is the staged one: no RETURNING, whose rows
+   * PostgreSQL would keep (and spill to disk) only to be counted.
    */
-  private async insertRows(stage: string, target: TargetTable): Promise<{ created: number; updated: number }> {
+  private async insertRows(stage: StageName, target: TargetTable): Promise<{ created: number; updated: number }> {
     const names = target.columns.map((c) => c.name);
-    const [counts] = await selectRows<{ created: number }>(
-      this.db,
-      `WITH inserted AS (
-         INSERT INTO ${target.table} (id, ${names.join(', ')}, created_at, updated_at)
-         SELECT s.id, ${names.map((n) => `s.${n}`).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
-           FROM ${stage} AS s
-         RETURNING 1
-       )
-       SELECT count(*)::int AS created FROM inserted`,
+    await this.db.query(
+      `INSERT INTO ${target.table} (id, ${names.join(', ')}, created_at, updated_at)
+       SELECT s.id, ${names.map((n) => `s.${n}`).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
+         FROM import_${stage} AS s`,
     );
-    return { created: counts?.created ?? 0, updated: 0 };
+    return { created: this.stagedCount(stage), updated: 0 };
   }
 
   /**
@@ -208,7 +205,7 @@ export class ImportWrites {
     }
     if (!this.staged(table)) return;
     if (!ownersExisted) {
-      const counts = await this.insertRows(`import_${table}`, NESTED[table]);
+      const counts = await this.insertRows(table, NESTED[table]);
       this.note(table, counts.created);
       return;
     }

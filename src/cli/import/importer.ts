@@ -182,6 +182,9 @@ async function importInTransaction(
     if (error instanceof InvalidJson) return refused(`${label}: is not valid JSON (${error.message})`);
     if (isDataError(error)) throw new WriteRejected(error.message);
     throw error;
+  } finally {
+    // Batches may still be on their way when reading stops early (a problem, a bad file).
+    await stager.settle();
   }
 
   progress.phase('checking');

@@ -9,12 +9,19 @@ import { stageOf, type Column, type Row, type StageName, type StageTable } from 
 const FLUSH_ROWS = 2000;
 /** ...or fewer when the records buffered held this many characters of JSON (records with long texts). */
 const FLUSH_CHARS = 4_000_000;
+/**
+ * Batches handed to the connection and not yet taken by the database, at most: reading goes on
+ * while they wait their turn (one statement at a time on the one connection).
+ */
+const MAX_IN_FLIGHT = 6;
 /** PostgreSQL's limit on bind parameters in one statement. */
 const MAX_PARAMETERS = 65535;
 
 /** How rows reach a staging table. */
 export interface StageSink {
   write(table: StageTable, rows: readonly Row[]): Promise<void>;
+  /** Rows already in COPY's text format, when the sink takes them. */
+  writeText?(table: StageTable, chunks: readonly Buffer[]): Promise<void>;
 }
 
 function textOf(value: unknown, column: Column): string | null {
@@ -40,19 +47,53 @@ function copyField(value: unknown, column: Column): string {
   return copyText(textOf(value, column) as string);
 }
 
-/** The rows in COPY's text format: one line per row, fields in the table's column order. */
-export function copyLines(table: StageTable, rows: readonly Row[]): string {
+/** One row in COPY's text format: its fields in the table's column order, and a line break. */
+export function copyLine(table: StageTable, row: Row): string {
   const columns = table.columns;
-  let text = '';
-  for (const row of rows) {
-    let line = '';
-    for (let i = 0; i < columns.length; i++) {
-      const column = columns[i] as Column;
-      line += i === 0 ? copyField(row[column.name], column) : `\t${copyField(row[column.name], column)}`;
-    }
-    text += `${line}\n`;
+  let line = '';
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i] as Column;
+    line += i === 0 ? copyField(row[column.name], column) : `\t${copyField(row[column.name], column)}`;
   }
-  return text;
+  return `${line}\n`;
+}
+
+/** Characters of COPY text gathered in a string before they are moved into a buffer. */
+const TEXT_CHUNK_CHARS = 1 << 15;
+
+/**
+ * COPY text of a batch of rows, kept outside the JavaScript heap: lines are gathered in a short
+ * string and moved into a buffer every few dozen kilobytes. A batch of rows held as objects
+ * until it is sent outlives the young generation and is copied by every garbage collection on
+ * the way; its text in buffers is not.
+ */
+export class CopyText {
+  private chunks: Buffer[] = [];
+  private pending = '';
+  private lines = 0;
+
+  add(line: string): void {
+    this.pending += line;
+    this.lines++;
+    if (this.pending.length >= TEXT_CHUNK_CHARS) {
+      this.chunks.push(Buffer.from(this.pending, 'utf8'));
+      this.pending = '';
+    }
+  }
+
+  get rowCount(): number {
+    return this.lines;
+  }
+
+  /** The text gathered so far, which is then forgotten. */
+  take(): Buffer[] {
+    if (this.pending !== '') this.chunks.push(Buffer.from(this.pending, 'utf8'));
+    const chunks = this.chunks;
+    this.chunks = [];
+    this.pending = '';
+    this.lines = 0;
+    return chunks;
+  }
 }
 
 /** COPY ... FROM STDIN in text format: the fast path on a PostgreSQL server. */
@@ -60,9 +101,15 @@ export class CopySink implements StageSink {
   constructor(private readonly client: PoolClient) {}
 
   async write(table: StageTable, rows: readonly Row[]): Promise<void> {
+    const text = new CopyText();
+    for (const row of rows) text.add(copyLine(table, row));
+    await this.writeText(table, text.take());
+  }
+
+  async writeText(table: StageTable, chunks: readonly Buffer[]): Promise<void> {
     const names = table.columns.map((c) => c.name).join(', ');
     const copy = this.client.query(copyFrom(`COPY ${table.name} (${names}) FROM STDIN`));
-    await pipeline(Readable.from([copyLines(table, rows)]), copy);
+    await pipeline(Readable.from(chunks), copy);
   }
 }
 
@@ -102,11 +149,16 @@ export type RowPreparer = (rows: Row[]) => Promise<Row[]>;
  */
 export class Stager {
   private readonly buffers = new Map<StageName, Row[]>();
+  /** Tables without a preparer, when the sink takes text: their rows are turned into COPY text as they come. */
+  private readonly texts = new Map<StageName, CopyText>();
   /** Characters of JSON of the records whose rows are buffered. */
   private bufferedChars = 0;
   private readonly created = new Set<StageName>();
   private readonly counts = new Map<StageName, number>();
-  private sending: Promise<void> = Promise.resolve();
+  /** The last batch handed to the connection: each is sent once the one before it is in. */
+  private tail: Promise<void> = Promise.resolve();
+  /** Batches handed to the connection, oldest first, until the database has them. */
+  private readonly inFlight: Promise<void>[] = [];
 
   constructor(
     private readonly db: SqlExecutor,
@@ -115,6 +167,15 @@ export class Stager {
   ) {}
 
   push(name: StageName, row: Row): void {
+    if (this.sink.writeText !== undefined && this.preparers[name] === undefined) {
+      let text = this.texts.get(name);
+      if (text === undefined) {
+        text = new CopyText();
+        this.texts.set(name, text);
+      }
+      text.add(copyLine(stageOf(name), row));
+      return;
+    }
     let buffer = this.buffers.get(name);
     if (buffer === undefined) {
       buffer = [];
@@ -138,12 +199,26 @@ export class Stager {
     for (const [name, buffer] of this.buffers) {
       if (all || buffer.length >= FLUSH_ROWS) await this.flush(name);
     }
+    for (const [name, text] of this.texts) {
+      if (all || text.rowCount >= FLUSH_ROWS) await this.flushText(name, text);
+    }
   }
 
   /** Sends every buffered row and waits until the database has them all. */
   async flushAll(): Promise<void> {
     for (const name of this.buffers.keys()) await this.flush(name);
-    await this.sending;
+    for (const [name, text] of this.texts) await this.flushText(name, text);
+    this.inFlight.length = 0;
+    await this.tail;
+  }
+
+  /**
+   * Waits until no batch is on its way, whatever became of it: the transaction is ended on the
+   * same connection, which must be idle by then.
+   */
+  async settle(): Promise<void> {
+    this.inFlight.length = 0;
+    await this.tail.catch(() => undefined);
   }
 
   /** Staging tables that hold at least one row. */
@@ -165,23 +240,48 @@ export class Stager {
   }
 
   /**
-   * Sends one table's buffer without waiting for the database to take it, so reading the file
-   * goes on meanwhile; the previous batch is awaited first (one connection, one COPY at a time),
-   * which also bounds the rows in flight to one batch.
+   * Hands one table's buffer to the connection without waiting for the database to take it, so
+   * reading the file goes on meanwhile (its preparer, which may look up stored rows, runs when
+   * the batch's turn comes); waits only when `MAX_IN_FLIGHT` batches are still on their way.
    */
   private async flush(name: StageName): Promise<void> {
     const buffer = this.buffers.get(name);
     if (buffer === undefined || buffer.length === 0) return;
     this.buffers.set(name, []);
-    await this.sending;
-    await this.ensureCreated(name);
     const preparer = this.preparers[name];
-    const rows = preparer ? await preparer(buffer) : buffer;
-    const sending = this.sink.write(stageOf(name), rows);
-    // Rejections surface when the next flush awaits it; until then they are not "unhandled".
+    await this.enqueue(name, buffer.length, async (table) => {
+      const rows = preparer ? await preparer(buffer) : buffer;
+      await this.sink.write(table, rows);
+    });
+  }
+
+  /** As `flush`, for a table whose rows are already COPY text. */
+  private async flushText(name: StageName, text: CopyText): Promise<void> {
+    const rows = text.rowCount;
+    if (rows === 0) return;
+    const chunks = text.take();
+    await this.enqueue(name, rows, async (table) => {
+      const sending = this.sink.writeText?.(table, chunks);
+      if (sending === undefined) throw new Error('This sink takes rows, not COPY text');
+      await sending;
+    });
+  }
+
+  /**
+   * Queues a batch behind the ones before it. A failed batch fails every later one with the same
+   * error, which surfaces in the reading loop at its next wait (or in `flushAll`).
+   */
+  private async enqueue(name: StageName, rows: number, send: (table: StageTable) => Promise<void>): Promise<void> {
+    while (this.inFlight.length >= MAX_IN_FLIGHT) await this.inFlight.shift();
+    const sending = this.tail.then(async () => {
+      await this.ensureCreated(name);
+      await send(stageOf(name));
+    });
+    // Rejections surface when the batch is awaited; until then they are not "unhandled".
     sending.catch(() => undefined);
-    this.sending = sending;
-    this.counts.set(name, (this.counts.get(name) ?? 0) + rows.length);
+    this.tail = sending;
+    this.inFlight.push(sending);
+    this.counts.set(name, (this.counts.get(name) ?? 0) + rows);
   }
 
   private async ensureCreated(name: StageName): Promise<void> {

@@ -1,0 +1,89 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TEST_APP_KEY } from '../helpers/test-app.js';
+import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+const CLI = resolve(import.meta.dirname, '../../dist/src/cli/main.js');
+
+/** The processes whose parent is `pid`, with their command lines. */
+function childrenOf(pid: number): { pid: number; args: string[] }[] {
+  const found: { pid: number; args: string[] }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent !== pid) continue;
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      found.push({ pid: Number(entry), args });
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return found;
+}
+
+async function childOf(pid: number, output: () => string): Promise<{ pid: number; args: string[] }> {
+  for (let tries = 0; tries < 200; tries++) {
+    const [child] = childrenOf(pid);
+    if (child && child.args.includes('import')) return child;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  throw new Error(`no child process of ${pid}; its output:\n${output()}`);
+}
+
+describe('the import command as a process', () => {
+  let database: TestDatabase;
+  const dir = mkdtempSync(join(tmpdir(), 'finance-intake-import-process-'));
+
+  beforeAll(async () => {
+    database = await acquireTestDatabase();
+  });
+  afterAll(async () => {
+    await database.release();
+  });
+
+  /** Starts `import` of a named pipe: the import waits for the pipe's text until the test writes it. */
+  function startImport(name: string): { cli: ChildProcess; pipe: string; output: () => string } {
+    const pipe = join(dir, `${name}.json`);
+    execFileSync('mkfifo', [pipe]);
+    const cli = spawn(process.execPath, [CLI, 'import', pipe], {
+      env: { PATH: process.env.PATH ?? '', TZ: 'UTC', APP_KEY: TEST_APP_KEY, ...database.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    cli.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    cli.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    return { cli, pipe, output: () => output };
+  }
+
+  it('runs in a child Node process with a larger young generation, and ends with its status', async () => {
+    const { cli, pipe, output } = startImport('flags');
+    const child = await childOf(cli.pid as number, output);
+    expect(child.args).toEqual(expect.arrayContaining(['--max-semi-space-size=32', CLI, 'import', pipe]));
+    // Opening the pipe waits for its reader: not on this thread, which must go on.
+    await writeFile(pipe, '{"people":[]}');
+    const [code] = (await once(cli, 'exit')) as [number | null];
+    expect(output()).toContain('people: 0 (0 created, 0 updated, 0 unchanged)');
+    expect(code).toBe(0);
+  });
+
+  it('passes a signal on to the child process and ends by it', async () => {
+    const { cli, output } = startImport('signal');
+    const child = await childOf(cli.pid as number, output);
+    cli.kill('SIGTERM');
+    const [code, signal] = (await once(cli, 'exit')) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: null, signal: 'SIGTERM' });
+    let gone = false;
+    for (let tries = 0; tries < 100 && !gone; tries++) {
+      gone = !readdirSync('/proc').includes(String(child.pid));
+      if (!gone) await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(gone).toBe(true);
+  });
+});
