@@ -17,6 +17,9 @@
  * 3 s each, not measured), so the first scenario measured does not carry the compiler's warm-up
  * and the opening of the pools while the later ones do not.
  *
+ * BENCH_CPU_PROFILE_DIR: each instance writes a V8 CPU profile into `primary/` or `replica/` there
+ * (read them with dist/bench/profile-summary.js): where the two setups' CPU differs.
+ *
  * BENCH_SECONDS (10), BENCH_ROUNDS (2), BENCH_CONNECTIONS per instance (10), BENCH_PEOPLE
  * (20,000 here). With REDIS_URL set, the instances share rate limits and read-your-writes
  * positions through it (one Redis GET per read).
@@ -81,7 +84,11 @@ async function startInstances(data: BenchData, replicaUrl: string | undefined): 
     ...(replicaUrl ? { DATABASE_REPLICA_URLS: replicaUrl } : {}),
     ...(REDIS_URL ? { REDIS_URL } : {}),
   };
-  const flags = startScriptNodeFlags(ROOT);
+  const profiles = process.env.BENCH_CPU_PROFILE_DIR;
+  const flags = [
+    ...startScriptNodeFlags(ROOT),
+    ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${join(profiles, replicaUrl ? 'replica' : 'primary')}`] : []),
+  ];
   const main = join(ROOT, 'dist/src/main.js');
   return Promise.all([startServer('api-1', main, env, flags), startServer('api-2', main, env, flags)]);
 }
