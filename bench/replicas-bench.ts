@@ -228,7 +228,7 @@ async function main(): Promise<void> {
         `read-your-writes positions ${REDIS_URL ? 'in Redis' : 'in process'}; load average ${one} ${five} ${fifteen}\n\n`,
     );
     process.stdout.write(
-      '| scenario | primary only (req/s) | primary + replica (req/s) | throughput ratio | statements on the replica | API CPU per request, primary only (µs) | with replica (µs) | routing cost |\n' +
+      '| scenario | primary only (req/s) | primary + replica (req/s) | throughput ratio | statements on the replica | API CPU per request, primary only (µs) | with replica (µs) | CPU difference |\n' +
         '|---|---|---|---|---|---|---|---|\n',
     );
     for (const [name, runs] of measured) {

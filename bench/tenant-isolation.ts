@@ -28,7 +28,7 @@ import { hashPassword } from '../src/auth/password-hasher.js';
 import { openDataSource } from '../src/data-source.js';
 import { runMigrations } from '../src/database/migration-runner.js';
 import { selectRows } from '../src/database/sql.js';
-import { startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import { startScriptNodeFlags, startServer, type RunningServer, serviceSettingsFromBench } from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,11 +43,7 @@ const ENTERPRISES = 52;
 /** Only the parts whose names are listed (`creates,reads,feed,import`); all by default. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'creates,reads,feed,import').split(',').map((p) => p.trim()));
 /** The service's pool and bulkhead, when a run compares settings (default: the service's own). */
-const SERVICE_POOL_ENV = Object.fromEntries(
-  (['DATABASE_POOL_MAX', 'DATABASE_POOL_MAX_PER_ENTERPRISE'] as const)
-    .filter((name) => process.env[`BENCH_${name}`] !== undefined)
-    .map((name) => [name, process.env[`BENCH_${name}`] as string]),
-);
+const SERVICE_POOL_ENV = serviceSettingsFromBench(['DATABASE_POOL_MAX', 'DATABASE_POOL_MAX_PER_ENTERPRISE']);
 
 interface Sample {
   readonly ms: number;

@@ -32,7 +32,13 @@ import { openDataSource } from '../src/data-source.js';
 import { runMigrations } from '../src/database/migration-runner.js';
 import { selectRows } from '../src/database/sql.js';
 import { mergeLatencies, runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
-import { cpuSplitMs, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import {
+  cpuSplitMs,
+  startScriptNodeFlags,
+  startServer,
+  type RunningServer,
+  serviceSettingsFromBench,
+} from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -47,11 +53,12 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 const APP_KEY = `base64:${Buffer.alloc(32, 7).toString('base64')}`;
 const USER = { email: 'hooks-api@example.com', password: 'hooks-api-password' };
 /** The service's settings a run may compare (BENCH_<NAME>), passed through when set. */
-const SERVICE_ENV = Object.fromEntries(
-  (['DATABASE_POOL_MAX', 'WEBHOOK_POLL_INTERVAL_MS', 'WEBHOOK_CONCURRENCY', 'WEB_CONCURRENCY'] as const)
-    .filter((name) => process.env[`BENCH_${name}`] !== undefined)
-    .map((name) => [name, process.env[`BENCH_${name}`] as string]),
-);
+const SERVICE_ENV = serviceSettingsFromBench([
+  'DATABASE_POOL_MAX',
+  'WEBHOOK_POLL_INTERVAL_MS',
+  'WEBHOOK_CONCURRENCY',
+  'WEB_CONCURRENCY',
+]);
 /**
  * `inline` (default): the API process delivers, as every process does by default. `separate`:
  * the API process runs with WEBHOOK_DELIVERY=false and a second service process on the same

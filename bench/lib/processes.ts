@@ -119,3 +119,16 @@ export async function startServer(
       }),
   };
 }
+
+/**
+ * The service settings a run compares: each `BENCH_<NAME>` that is set, passed to the service as
+ * `<NAME>` (the service's own defaults otherwise).
+ */
+export function serviceSettingsFromBench(names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    names.flatMap((name) => {
+      const value = process.env[`BENCH_${name}`];
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
+}
