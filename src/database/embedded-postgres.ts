@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { keepProtocolBatchesTogether } from './pglite-batch-affinity.js';
 
 export interface EmbeddedPostgres {
   /** A postgres:// URL the `pg` driver connects to. */
@@ -24,6 +25,7 @@ export async function startEmbeddedPostgres(dataDir?: string, loadDataDir?: Blob
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 8 });
+  keepProtocolBatchesTogether(server, db);
   await server.start();
   const address = (server as unknown as { server: { address(): AddressInfo } }).server.address();
   let stopped = false;

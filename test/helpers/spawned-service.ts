@@ -104,6 +104,6 @@ export async function login(base: string, email: string, password: string): Prom
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password }),
   });
-  if (res.status !== 200) throw new Error(`login answered ${res.status}`);
+  if (res.status !== 200) throw new Error(`login answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
 }
