@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { leaveBulkheadWhenDone } from './common/tenancy/enterprise-bulkhead.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
+import { countRequestsInFlight } from './common/http/requests-in-flight.js';
 import { answerClientError } from './common/http/client-error-answer.js';
 import { compressWhenAsked } from './common/http/compression.js';
 import { keepListPages } from './common/http/conditional/page-cache.js';
@@ -106,6 +107,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   addSecurityHeaders(fastify);
   noStoreForApi(fastify);
   limitLargeBodies(fastify);
+  const requestsInFlight = countRequestsInFlight(fastify);
   closeConnectionsWhenDraining(fastify);
   keepListPages(fastify, config.pageCacheMegabytes * 1024 * 1024);
   leaveBulkheadWhenDone(fastify);
@@ -123,6 +125,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   caseV1Answers(fastify, app);
   const readRouter = app.get(ReadRouter);
   recordWritePositions(fastify, readRouter);
+  app.get(WebhookDeliveryWorker).yieldTo(requestsInFlight);
   if (metrics) {
     const replicas = app.get(ReplicaSet);
     if (replicas.configured)

@@ -63,6 +63,10 @@ export interface WebhookConfig {
   readonly leaseSeconds: number;
   /** Connections of the worker's own pool, apart from the requests' (not on the embedded database). */
   readonly poolMax: number;
+  /** Requests served at once from which no delivery round starts (0: deliveries never yield). */
+  readonly yieldAtRequests: number;
+  /** The longest deliveries yield to requests before a round runs anyway. */
+  readonly yieldAtMostMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -187,6 +191,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       concurrency: env.WEBHOOK_CONCURRENCY,
       leaseSeconds: env.WEBHOOK_LEASE_SECONDS,
       poolMax: env.WEBHOOK_DATABASE_POOL_MAX,
+      yieldAtRequests: env.WEBHOOK_YIELD_REQUESTS,
+      yieldAtMostMs: env.WEBHOOK_YIELD_MAX_MS,
     },
   };
 }

@@ -126,6 +126,23 @@ export const envSchema = z.object({
   /** Endpoints one process delivers at the same time. */
   WEBHOOK_CONCURRENCY: positiveInt(1000).default(32),
   /**
+   * Deliveries yield to requests: while this process serves at least this many requests at once,
+   * it starts no delivery round (0: never yields), for at most WEBHOOK_YIELD_MAX_MS at a time.
+   */
+  WEBHOOK_YIELD_REQUESTS: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number' })
+    .transform(Number)
+    .refine((n) => n <= 10_000, { error: 'must be at most 10000' })
+    .default(16),
+  /** The longest a delivery round waits for a burst of requests to pass. */
+  WEBHOOK_YIELD_MAX_MS: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number of milliseconds' })
+    .transform(Number)
+    .refine((n) => n <= 300_000, { error: 'must be at most 300000' })
+    .default(10_000),
+  /**
    * Connections of the delivery worker's own pool (each process), apart from the requests' pool
    * (DATABASE_POOL_MAX), so deliveries never take a connection a request waits for. The embedded
    * database has one session for everything and ignores it.

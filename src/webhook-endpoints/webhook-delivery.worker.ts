@@ -16,6 +16,7 @@ import { WebhookClock } from './webhook-clock.js';
 import { WebhookResolver } from './webhook-resolver.js';
 import { DISABLED_AFTER_FAILURES, failureWindowOver, retryDelayMs } from './webhook-schedule.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
+import type { RequestsInFlight } from '../common/http/requests-in-flight.js';
 import { eventOf, readStream, typesOf, webhookIdOf, type StreamEntry } from './webhook-stream.js';
 
 /** Entries read from the change log at a time. */
@@ -81,6 +82,9 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   private ticking: Promise<void> | undefined;
   private lastPurge = 0;
   private metrics: ServiceMetrics | undefined;
+  private requests: RequestsInFlight | undefined;
+  /** When the last round was let start (yielding to requests counts from it). */
+  private lastRoundAt = 0;
   /** The worker's own data source while it runs (not on the embedded database). */
   private own: DataSource | undefined;
   private opening: Promise<DataSource> | undefined;
@@ -98,6 +102,21 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   useMetrics(metrics: ServiceMetrics): void {
     this.metrics = metrics;
     metrics.watchWebhookBacklog(() => this.backlog());
+  }
+
+  /**
+   * The process's requests in flight: while there are many (a burst on a busy process), no round
+   * starts, so deliveries do not take CPU from the requests; the changes of the meantime go out
+   * once it has passed, or after WEBHOOK_YIELD_MAX_MS at the latest.
+   */
+  yieldTo(requests: RequestsInFlight): void {
+    this.requests = requests;
+  }
+
+  /** Whether the process serves enough requests at once for deliveries to give way. */
+  private busyWithRequests(): boolean {
+    const { yieldAtRequests } = this.config.webhooks;
+    return this.requests !== undefined && yieldAtRequests > 0 && this.requests.current >= yieldAtRequests;
   }
 
   get isRunning(): boolean {
@@ -169,6 +188,11 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     if (!this.running) return;
     const free = this.config.webhooks.concurrency - this.active.size;
     if (free <= 0) return;
+    // A burst of requests: no round starts, until it has lasted WEBHOOK_YIELD_MAX_MS; a round
+    // started then delivers everything due (the lag stays bounded however long the burst).
+    const busy = this.busyWithRequests();
+    if (busy && Date.now() - this.lastRoundAt < this.config.webhooks.yieldAtMostMs) return;
+    this.lastRoundAt = Date.now();
     await this.openOwn();
     if (!this.running) return;
     const endpoints = await this.claim(free);
@@ -179,7 +203,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
       // out together in the next round (one claim, horizon and slice read for all of them), and
       // one whose next entries wait behind an open writer of its enterprise is not claimed and
       // read again and again for as long as that writer stays open.
-      const work = this.deliver(endpoint)
+      const work = this.deliver(endpoint, !busy)
         .catch((error: unknown) => {
           this.logger.error({ err: error, endpoint_id: endpoint.id }, 'webhook delivery round failed');
         })
@@ -259,8 +283,12 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     return secrets;
   }
 
-  /** Delivers an endpoint's entries in order until it is caught up or an entry fails. */
-  private async deliver(endpoint: LeasedEndpoint): Promise<void> {
+  /**
+   * One round of an endpoint: slices of its stream until it is caught up or an attempt failed,
+   * or, when `givesWayToRequests`, until the process gets busy with requests (the rest goes out
+   * in a later round).
+   */
+  private async deliver(endpoint: LeasedEndpoint, givesWayToRequests: boolean): Promise<void> {
     const sender = this.sender;
     if (!sender) return;
     const secrets = this.secretsOf(endpoint);
@@ -314,7 +342,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         if (slice.entries.length === 0 && comparePositions(slice.next, state.cursor) === 0) break;
         if (delivered === slice.entries.length) state.cursor = slice.next;
         held = await this.save(endpoint, state, attempts);
-        if (failed || !slice.hasMore) break;
+        if (failed || !slice.hasMore || (givesWayToRequests && this.busyWithRequests())) break;
       }
     } finally {
       // Given back whatever happened (a replay or a PATCH meanwhile included); a lease another

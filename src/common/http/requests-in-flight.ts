@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+
+/** How many requests this process is serving right now. */
+export interface RequestsInFlight {
+  readonly current: number;
+}
+
+/**
+ * Counts the requests from their first hook to the end of their answer (or the client going
+ * away), so background work of the process can tell a burst of requests from a quiet moment.
+ */
+export function countRequestsInFlight(fastify: FastifyInstance): RequestsInFlight {
+  let current = 0;
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    current += 1;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      current -= 1;
+    };
+    // 'finish' is the answer sent (also for injected requests), 'close' an aborted one.
+    reply.raw.once('finish', end);
+    reply.raw.once('close', end);
+    done();
+  });
+  return {
+    get current() {
+      return current;
+    },
+  };
+}
