@@ -39,12 +39,15 @@ const corsOrigins = z
     },
   );
 
-const positiveInt = (max: number) =>
+/** A whole number from `min` to `max`; `unit` names what it counts in the error. */
+const wholeNumber = (min: number, max: number, unit = '') =>
   z
     .string()
-    .regex(/^\d+$/, { error: 'must be a whole number' })
+    .regex(/^\d+$/, { error: `must be a whole number${unit ? ` of ${unit}` : ''}` })
     .transform(Number)
-    .refine((n) => n >= 1 && n <= max, { error: `must be between 1 and ${max}` });
+    .refine((n) => n >= min && n <= max, { error: `must be between ${min} and ${max}` });
+
+const positiveInt = (max: number) => wholeNumber(1, max);
 
 /** Every environment variable the service reads. Unset and empty mean the same thing. */
 export const envSchema = z.object({
@@ -129,19 +132,9 @@ export const envSchema = z.object({
    * Deliveries yield to requests: while this process serves at least this many requests at once,
    * it starts no delivery round (0: never yields), for at most WEBHOOK_YIELD_MAX_MS at a time.
    */
-  WEBHOOK_YIELD_REQUESTS: z
-    .string()
-    .regex(/^\d+$/, { error: 'must be a whole number' })
-    .transform(Number)
-    .refine((n) => n <= 10_000, { error: 'must be at most 10000' })
-    .default(16),
+  WEBHOOK_YIELD_REQUESTS: wholeNumber(0, 10_000).default(16),
   /** The longest a delivery round waits for a burst of requests to pass. */
-  WEBHOOK_YIELD_MAX_MS: z
-    .string()
-    .regex(/^\d+$/, { error: 'must be a whole number of milliseconds' })
-    .transform(Number)
-    .refine((n) => n <= 300_000, { error: 'must be at most 300000' })
-    .default(10_000),
+  WEBHOOK_YIELD_MAX_MS: wholeNumber(0, 300_000, 'milliseconds').default(10_000),
   /**
    * Connections of the delivery worker's own pool (each process), apart from the requests' pool
    * (DATABASE_POOL_MAX), so deliveries never take a connection a request waits for. The embedded

@@ -3,8 +3,9 @@ import { Webhook } from 'standardwebhooks';
 import { metricsOf } from '../../src/app.factory.js';
 import { WebhookClock } from '../../src/webhook-endpoints/webhook-clock.js';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
-import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
+import { importFixture } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
 import { WebhookReceiver, type ReceivedWebhook } from '../helpers/webhook-receiver.js';
 
 interface Event {
@@ -47,25 +48,10 @@ describe('outbound webhook deliveries', () => {
 
   /** A fresh enterprise with a member logged in, a receiver, and an endpoint pointing at it. */
   async function setup(body: Record<string, unknown> = {}) {
-    const fixture = tenantDocument();
-    const tenant: Tenant = fixture.tenant;
-    await importFixture(t, fixture.doc);
-    const headers = apiHeaders(
-      'v2',
-      await loginToken(t.app, tenant.user.email, tenant.user.password),
-      tenant.enterpriseId,
-    );
     const receiver = new WebhookReceiver();
     receivers.push(receiver);
     const url = `${await receiver.start()}/hooks`;
-    const made = await t.app.inject({
-      method: 'POST',
-      url: '/api/v2/webhook-endpoints',
-      headers,
-      payload: { url, ...body },
-    });
-    expect(made.statusCode).toBe(201);
-    const endpoint = made.json<{ data: { id: string; secret: string } }>().data;
+    const { tenant, headers, endpoint } = await enterpriseWithEndpoint(t, { url, ...body });
     const createLead = async (title: string) => {
       const res = await t.app.inject({
         method: 'POST',

@@ -2,8 +2,8 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
-import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -35,20 +35,7 @@ describe.each([
     port = (t.app.getHttpServer().address() as AddressInfo).port;
     worker = t.app.get(WebhookDeliveryWorker);
     worker.start();
-    const { doc, tenant } = tenantDocument();
-    await importFixture(t, doc);
-    const headers = apiHeaders(
-      'v2',
-      await loginToken(t.app, tenant.user.email, tenant.user.password),
-      tenant.enterpriseId,
-    );
-    const made = await t.app.inject({
-      method: 'POST',
-      url: '/api/v2/webhook-endpoints',
-      headers,
-      payload: { url: `${await receiver.start()}/hooks`, types: ['lead'] },
-    });
-    expect(made.statusCode).toBe(201);
+    const { headers } = await enterpriseWithEndpoint(t, { url: `${await receiver.start()}/hooks`, types: ['lead'] });
     createLead = async (title) => {
       const res = await t.app.inject({
         method: 'POST',

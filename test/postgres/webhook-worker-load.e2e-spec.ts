@@ -4,8 +4,8 @@ import {
   WEBHOOK_APPLICATION_NAME,
   WebhookDeliveryWorker,
 } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
-import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
@@ -40,21 +40,8 @@ describe('the outbound webhook worker beside the requests', () => {
 
   /** A fresh enterprise with a member logged in and an endpoint on the receiver. */
   async function setup() {
-    const { doc, tenant } = tenantDocument();
-    await importFixture(t, doc);
-    const headers = apiHeaders(
-      'v2',
-      await loginToken(t.app, tenant.user.email, tenant.user.password),
-      tenant.enterpriseId,
-    );
-    const made = await t.app.inject({
-      method: 'POST',
-      url: '/api/v2/webhook-endpoints',
-      headers,
-      payload: { url: `${(base ??= await receiver.start())}/hooks`, types: ['lead'] },
-    });
-    expect(made.statusCode).toBe(201);
-    return { tenant, headers };
+    base ??= await receiver.start();
+    return enterpriseWithEndpoint(t, { url: `${base}/hooks`, types: ['lead'] });
   }
 
   it('delivers while every connection of the requests pool is held, on connections named apart', async () => {

@@ -29,6 +29,7 @@ describe('configuration', () => {
       databasePoolMaxPerEnterprise: 5,
       databaseLockTimeoutMs: 3000,
     });
+    expect(config.webhooks).toMatchObject({ yieldAtRequests: 16, yieldAtMostMs: 10_000 });
   });
 
   it('keeps each enterprise to a share of the pool below its size, and has no bulkhead on one connection', () => {
@@ -87,6 +88,8 @@ describe('configuration', () => {
       'Invalid configuration: DATABASE_POOL_MAX_PER_ENTERPRISE must be a whole number.',
     ],
     [{ PORT: '70000' }, 'Invalid configuration: PORT must be between 0 and 65535.'],
+    [{ WEBHOOK_YIELD_REQUESTS: 'many' }, 'Invalid configuration: WEBHOOK_YIELD_REQUESTS must be a whole number.'],
+    [{ WEBHOOK_YIELD_MAX_MS: '300001' }, 'Invalid configuration: WEBHOOK_YIELD_MAX_MS must be between 0 and 300000.'],
     [{ DATABASE_URL: 'mysql://x' }, 'Invalid configuration: DATABASE_URL must be a postgres:// or postgresql:// URL.'],
     [{ REDIS_URL: 'http://x' }, 'Invalid configuration: REDIS_URL must be a redis:// or rediss:// URL.'],
     [{ APP_URL: 'ftp://x' }, 'Invalid configuration: APP_URL must be an http:// or https:// URL.'],
