@@ -55,9 +55,19 @@ export class ServiceProcess {
   }
 }
 
-/** Polls the URL until it answers 200 while the process runs; fails with its output. */
-export async function waitForOk(url: string, child: ChildProcess, output: () => string, attempts = 300): Promise<void> {
-  for (let i = 0; i < attempts && child.exitCode === null; i++) {
+/**
+ * Polls the URL until it answers 200 while the process runs; fails with its output. The bound
+ * (2 minutes by default) is far above a start on a quiet machine (seconds): it only has to hold
+ * when the machine is shared with other suites, and costs nothing when the start succeeds.
+ */
+export async function waitForOk(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && child.exitCode === null) {
     const ok = await fetch(url).then(
       (r) => r.ok,
       () => false,

@@ -133,7 +133,7 @@ describe('production install (operator guide), and the image command on it', () 
       const output = collect(steps);
       const stopped = exitCode(steps);
       try {
-        await waitForOk(`http://127.0.0.1:${port}/health/ready`, steps, output, 3000);
+        await waitForOk(`http://127.0.0.1:${port}/health/ready`, steps, output, 300_000);
         // The imported user and the one the guide creates both log in.
         await login(`http://127.0.0.1:${port}`, tenant.user.email, tenant.user.password);
         await login(`http://127.0.0.1:${port}`, 'ann@example.com', FIRST_USER_PASSWORD);
@@ -174,7 +174,7 @@ describe('production install (operator guide), and the image command on it', () 
     const output = collect(service);
     const exited = exitCode(service);
     try {
-      await waitForOk(`http://127.0.0.1:${port}/health/ready`, service, output, 3000);
+      await waitForOk(`http://127.0.0.1:${port}/health/ready`, service, output, 300_000);
       const check = healthcheckCommand(instructions(runtime, 'HEALTHCHECK').at(-1) ?? '') ?? [];
       execFileSync(process.execPath, check.slice(1), { cwd: dir, env, stdio: 'ignore' });
       expect(
