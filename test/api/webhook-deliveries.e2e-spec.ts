@@ -5,7 +5,7 @@ import { WebhookClock } from '../../src/webhook-endpoints/webhook-clock.js';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
 import { importFixture } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
+import { createLead as createLeadWith, enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
 import { WebhookReceiver, type ReceivedWebhook } from '../helpers/webhook-receiver.js';
 
 interface Event {
@@ -52,16 +52,7 @@ describe('outbound webhook deliveries', () => {
     receivers.push(receiver);
     const url = `${await receiver.start()}/hooks`;
     const { tenant, headers, endpoint } = await enterpriseWithEndpoint(t, { url, ...body });
-    const createLead = async (title: string) => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/v2/leads',
-        headers,
-        payload: { title, person_name: 'Pat' },
-      });
-      expect(res.statusCode).toBe(201);
-      return res.json<{ data: { id: string } }>().data.id;
-    };
+    const createLead = (title: string) => createLeadWith(t, headers, title);
     const updateLead = async (id: string, title: string) => {
       const res = await t.app.inject({
         method: 'PUT',

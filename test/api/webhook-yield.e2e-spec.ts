@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
+import { createLead, enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -22,7 +22,7 @@ describe.each([
   let port = 0;
   const receiver = new WebhookReceiver();
   const held: Socket[] = [];
-  let createLead: (title: string) => Promise<string>;
+  let newLead: (title: string) => Promise<string>;
 
   beforeAll(async () => {
     t = await createTestApp({
@@ -36,16 +36,7 @@ describe.each([
     worker = t.app.get(WebhookDeliveryWorker);
     worker.start();
     const { headers } = await enterpriseWithEndpoint(t, { url: `${await receiver.start()}/hooks`, types: ['lead'] });
-    createLead = async (title) => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/v2/leads',
-        headers,
-        payload: { title, person_name: 'Pat' },
-      });
-      expect(res.statusCode).toBe(201);
-      return res.json<{ data: { id: string } }>().data.id;
-    };
+    newLead = (title) => createLead(t, headers, title);
   });
   afterEach(() => {
     for (const socket of held.splice(0)) socket.destroy();
@@ -72,14 +63,14 @@ describe.each([
 
   it('delivers at once while fewer requests than the threshold are in flight', async () => {
     await holdRequest();
-    const id = await createLead('One request in flight');
+    const id = await newLead('One request in flight');
     await receiver.waitFor(() => deliveredIds().includes(id), 10_000);
   });
 
   it('starts no round while the requests pile up, and delivers once they are answered or the wait ran out', async () => {
     await holdRequest();
     await holdRequest();
-    const id = await createLead('During a burst');
+    const id = await newLead('During a burst');
     await settle(1_000);
     expect(deliveredIds()).not.toContain(id);
     if (maxMs > 10_000) {

@@ -21,3 +21,15 @@ export async function enterpriseWithEndpoint(
   expect(made.statusCode).toBe(201);
   return { tenant, headers, endpoint: made.json<{ data: { id: string; secret: string } }>().data };
 }
+
+/** POST /api/v2/leads with the headers given: the new lead's id (201 expected). */
+export async function createLead(t: TestApp, headers: Record<string, string>, title: string): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v2/leads',
+    headers,
+    payload: { title, person_name: 'Pat' },
+  });
+  expect(res.statusCode).toBe(201);
+  return res.json<{ data: { id: string } }>().data.id;
+}
