@@ -107,7 +107,9 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   addSecurityHeaders(fastify);
   noStoreForApi(fastify);
   limitLargeBodies(fastify);
-  const requestsInFlight = countRequestsInFlight(fastify);
+  // Counted only for a delivery worker that gives way to them (a hook on every request otherwise).
+  const requestsInFlight =
+    config.webhooks.delivery && config.webhooks.yieldAtRequests > 0 ? countRequestsInFlight(fastify) : undefined;
   closeConnectionsWhenDraining(fastify);
   keepListPages(fastify, config.pageCacheMegabytes * 1024 * 1024);
   leaveBulkheadWhenDone(fastify);
@@ -125,7 +127,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   caseV1Answers(fastify, app);
   const readRouter = app.get(ReadRouter);
   recordWritePositions(fastify, readRouter);
-  app.get(WebhookDeliveryWorker).yieldTo(requestsInFlight);
+  if (requestsInFlight) app.get(WebhookDeliveryWorker).yieldTo(requestsInFlight);
   if (metrics) {
     const replicas = app.get(ReplicaSet);
     if (replicas.configured)

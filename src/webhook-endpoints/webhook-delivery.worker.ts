@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { RequestsInFlight } from '../common/http/requests-in-flight.js';
 import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { databaseOptions, type DatabaseTarget } from '../database/data-source-options.js';
@@ -16,7 +17,6 @@ import { WebhookClock } from './webhook-clock.js';
 import { WebhookResolver } from './webhook-resolver.js';
 import { DISABLED_AFTER_FAILURES, failureWindowOver, retryDelayMs } from './webhook-schedule.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
-import type { RequestsInFlight } from '../common/http/requests-in-flight.js';
 import { eventOf, readStream, typesOf, webhookIdOf, type StreamEntry } from './webhook-stream.js';
 
 /** Entries read from the change log at a time. */
@@ -115,8 +115,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
 
   /** Whether the process serves enough requests at once for deliveries to give way. */
   private busyWithRequests(): boolean {
-    const { yieldAtRequests } = this.config.webhooks;
-    return this.requests !== undefined && yieldAtRequests > 0 && this.requests.current >= yieldAtRequests;
+    return this.requests !== undefined && this.requests.current >= this.config.webhooks.yieldAtRequests;
   }
 
   get isRunning(): boolean {

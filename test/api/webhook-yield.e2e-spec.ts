@@ -23,6 +23,7 @@ describe.each([
   const receiver = new WebhookReceiver();
   const held: Socket[] = [];
   let newLead: (title: string) => Promise<string>;
+  let enterpriseId = '';
 
   beforeAll(async () => {
     t = await createTestApp({
@@ -35,8 +36,12 @@ describe.each([
     port = (t.app.getHttpServer().address() as AddressInfo).port;
     worker = t.app.get(WebhookDeliveryWorker);
     worker.start();
-    const { headers } = await enterpriseWithEndpoint(t, { url: `${await receiver.start()}/hooks`, types: ['lead'] });
+    const { headers, tenant } = await enterpriseWithEndpoint(t, {
+      url: `${await receiver.start()}/hooks`,
+      types: ['lead'],
+    });
     newLead = (title) => createLead(t, headers, title);
+    enterpriseId = tenant.enterpriseId;
   });
   afterEach(() => {
     for (const socket of held.splice(0)) socket.destroy();
@@ -84,4 +89,27 @@ describe.each([
       expect(held.every((socket) => !socket.destroyed)).toBe(true);
     }
   }, 30_000);
+
+  // With the longest wait far away, what stops the round can only be the requests piling up.
+  if (maxMs > 10_000)
+    it('stops a round under way after its current batch of 100 once the requests pile up', async () => {
+      const before = receiver.received.length;
+      receiver.answer = () => ({ status: 200, delayMs: 20 });
+      try {
+        await t.dataSource.query(
+          `INSERT INTO leads (enterprise_id, title, person_name) SELECT $1, 'Backlog ' || i, 'Pat' FROM generate_series(1, 150) i`,
+          [enterpriseId],
+        );
+        await receiver.waitFor(() => receiver.received.length > before, 10_000);
+        await holdRequest();
+        await holdRequest();
+        await receiver.waitFor(() => receiver.received.length - before >= 100, 20_000);
+        await settle(1_500);
+        expect(receiver.received.length - before).toBe(100);
+        for (const socket of held.splice(0)) socket.destroy();
+        await receiver.waitFor(() => receiver.received.length - before >= 150, 20_000);
+      } finally {
+        receiver.answer = () => ({ status: 200 });
+      }
+    }, 60_000);
 });

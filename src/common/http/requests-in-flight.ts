@@ -13,15 +13,8 @@ export function countRequestsInFlight(fastify: FastifyInstance): RequestsInFligh
   let current = 0;
   fastify.addHook('onRequest', (_request, reply, done) => {
     current += 1;
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      current -= 1;
-    };
-    // 'finish' is the answer sent (also for injected requests), 'close' an aborted one.
-    reply.raw.once('finish', end);
-    reply.raw.once('close', end);
+    // 'close' follows the end of the answer and an aborted request alike, as for the bulkhead.
+    reply.raw.once('close', () => (current -= 1));
     done();
   });
   return {
