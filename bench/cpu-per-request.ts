@@ -11,7 +11,8 @@ import { cpuMs, startScriptNodeFlags, startServer, type RunningServer } from './
  * built from its rows (page cache off) and for feed pages of 500 people, on the service and on
  * the raw Fastify + pg baseline. CPU per request (from /proc) hardly moves with the load of a
  * shared machine, where a throughput figure does; on a saturated server its inverse is the
- * throughput. `BENCH_CPU_PROFILE=<dir>`: the service writes a V8 CPU profile there.
+ * throughput. `BENCH_CPU_PROFILE=<dir>`: the service and the baseline write V8 CPU profiles into
+ * `<dir>/service` and `<dir>/baseline`.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -20,6 +21,8 @@ const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+/** `BENCH_CPU_PARTS=page` or `feed`: measure only those (a profile of one kind of request). */
+const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed').split(','));
 
 interface Measured {
   cpuMsPerRequest: number;
@@ -53,18 +56,24 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0;
   const data = await prepareBenchDatabase(DATABASE_URL, new FieldCipher([key]));
   const env = { DATABASE_URL: data.url, APP_KEY, LOG_LEVEL: 'warn', MIGRATIONS_RUN: 'false' };
-  const flags = [...startScriptNodeFlags(ROOT)];
-  if (PROFILE_DIR) {
-    mkdirSync(PROFILE_DIR, { recursive: true });
-    flags.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
-  }
+  const profileFlags = (target: string): string[] => {
+    if (!PROFILE_DIR) return [];
+    mkdirSync(join(PROFILE_DIR, target), { recursive: true });
+    return ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, target)}`];
+  };
+  const flags = [...startScriptNodeFlags(ROOT), ...profileFlags('service')];
   const service = await startServer(
     'service (page cache off)',
     join(ROOT, 'dist/src/main.js'),
     { ...env, RATE_LIMIT_PER_MINUTE: '1000000', PAGE_CACHE_MB: '0' },
     flags,
   );
-  const baseline = await startServer('baseline', join(ROOT, 'dist/bench/baseline/server.js'), env);
+  const baseline = await startServer(
+    'baseline',
+    join(ROOT, 'dist/bench/baseline/server.js'),
+    env,
+    profileFlags('baseline'),
+  );
   try {
     const login = await fetch(`${service.url}/api/v2/login`, {
       method: 'POST',
@@ -81,14 +90,26 @@ async function main(): Promise<void> {
     };
     const rows: string[] = [];
     const pageOne = '/api/v2/people?page=1';
-    const ours = await measure(service, pageOne, headers);
-    const theirs = await measure(baseline, pageOne, headers);
-    const feed = await measure(service, '/api/v2/changes?types=person&limit=500', headers);
-    rows.push(
-      `| people page 1, built (service) | ${ours.cpuMsPerRequest.toFixed(2)} | ${ours.bytes} |`,
-      `| people page 1 (raw Fastify + pg baseline) | ${theirs.cpuMsPerRequest.toFixed(2)} | ${theirs.bytes} |`,
-      `| change feed, 500 people (service) | ${feed.cpuMsPerRequest.toFixed(2)} | ${feed.bytes} |`,
-    );
+    const summary: string[] = [];
+    if (PARTS.has('page')) {
+      const ours = await measure(service, pageOne, headers);
+      const theirs = await measure(baseline, pageOne, headers);
+      rows.push(
+        `| people page 1, built (service) | ${ours.cpuMsPerRequest.toFixed(2)} | ${ours.bytes} |`,
+        `| people page 1 (raw Fastify + pg baseline) | ${theirs.cpuMsPerRequest.toFixed(2)} | ${theirs.bytes} |`,
+      );
+      summary.push(
+        `People page 1: the service's CPU per request is ${(ours.cpuMsPerRequest / theirs.cpuMsPerRequest).toFixed(2)}x the baseline's ` +
+          `(throughput ratio when CPU-bound: ${(theirs.cpuMsPerRequest / ours.cpuMsPerRequest).toFixed(2)}).`,
+      );
+    }
+    if (PARTS.has('feed')) {
+      const feed = await measure(service, '/api/v2/changes?types=person&limit=500', headers);
+      rows.push(`| change feed, 500 people (service) | ${feed.cpuMsPerRequest.toFixed(2)} | ${feed.bytes} |`);
+      summary.push(
+        `Change feed: ${Math.round((500 * 1000) / feed.cpuMsPerRequest).toLocaleString('en')} records per CPU second of the service.`,
+      );
+    }
     process.stdout.write(
       [
         `# bench:cpu (${REQUESTS} requests, ${CONCURRENCY} at a time; load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end)`,
@@ -97,9 +118,7 @@ async function main(): Promise<void> {
         '| --- | ---: | ---: |',
         ...rows,
         '',
-        `People page 1: the service's CPU per request is ${(ours.cpuMsPerRequest / theirs.cpuMsPerRequest).toFixed(2)}x the baseline's ` +
-          `(throughput ratio when CPU-bound: ${(theirs.cpuMsPerRequest / ours.cpuMsPerRequest).toFixed(2)}).`,
-        `Change feed: ${Math.round((500 * 1000) / feed.cpuMsPerRequest).toLocaleString('en')} records per CPU second of the service.`,
+        ...summary,
         '',
       ].join('\n'),
     );

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { hashPassword, verifyPassword } from '../src/auth/password-hasher.js';
@@ -395,7 +395,8 @@ async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
       ...(pageCache ? {} : { PAGE_CACHE_MB: '0' }),
       ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     },
-    [...startScriptNodeFlags(ROOT), ...profileFlags(name)],
+    // Each build with its own start script's flags: a previous build runs as it was shipped.
+    [...startScriptNodeFlags(resolve(dirname(main), '../..')), ...profileFlags(name)],
   );
   const scraper = metricsPort ? scrapeEvery5s(`http://127.0.0.1:${metricsPort}/metrics`) : undefined;
   const baselineTarget = `baseline (Fastify + pg), beside ${redis ? 'Redis' : 'in-process'} run`;
