@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
+import { initialisedDataDir } from '../helpers/pglite-template.mjs';
 
 /** A frontend message: type letter, length, body. */
 function message(type: string, ...parts: Buffer[]): Buffer {
@@ -88,7 +89,7 @@ describe('embedded server with several connections', () => {
   let server: EmbeddedPostgres;
 
   beforeAll(async () => {
-    server = await startEmbeddedPostgres();
+    server = await startEmbeddedPostgres(undefined, await initialisedDataDir());
   });
 
   afterAll(async () => {

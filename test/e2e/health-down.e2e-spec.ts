@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
+import { initialisedDataDir } from '../helpers/pglite-template.mjs';
 import { checkResponsesAgainstOpenApi } from '../helpers/openapi-contract.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { loadConfig } from '../../src/config/app-config.js';
@@ -17,7 +18,7 @@ describe('GET /health when the database stops answering', () => {
 
   it('answers 503 with database down and a message, then 200 is not claimed', async () => {
     // A database of this test's own, so it can be stopped under the running app.
-    server = await startEmbeddedPostgres();
+    server = await startEmbeddedPostgres(undefined, await initialisedDataDir());
     const config = loadConfig({
       DATABASE_URL: server.url,
       DATABASE_POOL_MAX: '1',

@@ -3,6 +3,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { runMigrations } from '../../src/database/migration-runner.js';
 import { openDataSource } from '../../src/data-source.js';
 import { freePort } from './free-port.js';
+import { initialisedDataDir } from './pglite-template.mjs';
 
 /**
  * A PostgreSQL server (PGlite) of one test's own, which the test can stop and start again on
@@ -18,7 +19,10 @@ export class DisposablePostgres {
   ) {}
 
   static async start(): Promise<DisposablePostgres> {
-    const postgres = new DisposablePostgres(await PGlite.create(), await freePort());
+    const postgres = new DisposablePostgres(
+      await PGlite.create({ loadDataDir: await initialisedDataDir() }),
+      await freePort(),
+    );
     await postgres.resume();
     const dataSource = await openDataSource({ url: postgres.url, poolMax: 1 });
     await runMigrations(dataSource);

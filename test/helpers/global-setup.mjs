@@ -7,6 +7,7 @@ import { openDataSource } from '../../dist/src/data-source.js';
 import { CHROMIUM_PATH, chromiumInstalled } from './chromium.mjs';
 import { replicaToolsMissing } from './replica-tools.mjs';
 import { startPgBouncer } from './pgbouncer.mjs';
+import { initialisedDataDir } from './pglite-template.mjs';
 import { adminUrl, TEMPLATE_DATABASE } from './test-database-names.mjs';
 
 /**
@@ -67,7 +68,9 @@ export default async function globalSetup(globalConfig) {
   console.log('\nDATABASE_URL is not set: tests run on the embedded PostgreSQL (PGlite).');
   console.log('The suites in test/postgres/ (killed server connections) need a real server and are left out.');
   const servers = [];
-  for (let i = 0; i < Math.max(1, globalConfig.maxWorkers); i++) servers.push(await startEmbeddedPostgres());
+  const initialised = await initialisedDataDir();
+  for (let i = 0; i < Math.max(1, globalConfig.maxWorkers); i++)
+    servers.push(await startEmbeddedPostgres(undefined, initialised));
   globalThis.__EMBEDDED_SERVERS__ = servers;
   process.env.TEST_EMBEDDED_URLS = servers.map((s) => s.url).join(',');
 }

@@ -37,7 +37,7 @@ function embeddedUrl(): string {
  */
 const SCHEMA_SHAPE = `
   SELECT md5(concat_ws('|',
-    (SELECT string_agg(c.relname || ':' || c.relkind, ',' ORDER BY c.relname)
+    (SELECT string_agg(c.relname || ':' || c.relkind::text, ',' ORDER BY c.relname)
        FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace),
     (SELECT string_agg(c.relname || '.' || a.attname || ':' || a.atttypid::text || ':' || a.attnotnull::text
                        || ':' || coalesce(pg_get_expr(d.adbin, d.adrelid), ''), ',' ORDER BY c.relname, a.attnum)
@@ -46,7 +46,7 @@ const SCHEMA_SHAPE = `
       WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped),
     (SELECT string_agg(conname || ':' || pg_get_constraintdef(oid), ',' ORDER BY conname)
        FROM pg_constraint WHERE connamespace = 'public'::regnamespace),
-    (SELECT string_agg(t.tgname || ':' || t.tgenabled, ',' ORDER BY t.tgname)
+    (SELECT string_agg(t.tgname || ':' || t.tgenabled::text, ',' ORDER BY t.tgname)
        FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
       WHERE c.relnamespace = 'public'::regnamespace AND NOT t.tgisinternal),
     (SELECT string_agg(p.proname || ':' || md5(p.prosrc), ',' ORDER BY p.proname, p.oid)
@@ -60,8 +60,12 @@ async function shapeOf(client: pg.Client): Promise<string | undefined> {
   try {
     const { rows } = await client.query<{ shape: string }>(SCHEMA_SHAPE);
     return rows[0]?.shape;
-  } catch {
-    return undefined; // no migrations table: not a migrated schema
+  } catch (error) {
+    // No migrations table (or no public schema): not a migrated schema. Any other error is the
+    // query's own and must not pass for one, or every file would build the schema again.
+    const code = (error as { code?: string }).code;
+    if (code === '42P01' || code === '3F000') return undefined;
+    throw error;
   }
 }
 
