@@ -22,7 +22,10 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 /** `BENCH_CPU_PARTS=page` or `feed`: measure only those (a profile of one kind of request). */
-const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed').split(','));
+const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed').split(',').map((part) => part.trim()));
+for (const part of PARTS) {
+  if (part !== 'page' && part !== 'feed') throw new Error(`BENCH_CPU_PARTS: unknown ${part} (page, feed)`);
+}
 
 interface Measured {
   cpuMsPerRequest: number;

@@ -373,6 +373,22 @@ function profileFlags(name: TargetName): string[] {
 }
 
 /**
+ * The node flags of the start script of the checkout `main` (its `dist/src/main.js`) belongs
+ * to: a previous build runs as it was shipped.
+ */
+function startFlagsOf(main: string): string[] {
+  const root = resolve(dirname(main), '../..');
+  try {
+    return startScriptNodeFlags(root);
+  } catch (error) {
+    throw new Error(
+      `${main} should be <checkout>/dist/src/main.js with an npm start script running node (BENCH_PREVIOUS_MAIN)`,
+      { cause: error },
+    );
+  }
+}
+
+/**
  * The baseline has no login route; it checks a token the service issued, as the service does.
  * It runs beside the service, started once per service run.
  */
@@ -395,8 +411,7 @@ async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
       ...(pageCache ? {} : { PAGE_CACHE_MB: '0' }),
       ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     },
-    // Each build with its own start script's flags: a previous build runs as it was shipped.
-    [...startScriptNodeFlags(resolve(dirname(main), '../..')), ...profileFlags(name)],
+    [...startFlagsOf(main), ...profileFlags(name)],
   );
   const scraper = metricsPort ? scrapeEvery5s(`http://127.0.0.1:${metricsPort}/metrics`) : undefined;
   const baselineTarget = `baseline (Fastify + pg), beside ${redis ? 'Redis' : 'in-process'} run`;

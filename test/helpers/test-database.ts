@@ -29,8 +29,9 @@ function embeddedUrl(): string {
 }
 
 /**
- * What makes a migrated schema the one the migrations built: its relations, columns,
- * constraints, triggers and functions, and the migrations recorded. Kept on the schema (its
+ * What makes a migrated schema the one the migrations built: its relations, columns, indexes,
+ * views, constraints, triggers and functions, and the migrations recorded (not grants, storage
+ * options or sequence settings, which no test changes). Kept on the schema (its
  * comment) right after migrating, so the next file can tell whether emptying the tables is
  * enough or the schema was changed (a test that reverts a migration, alters a table or adds a
  * trigger) and must be built again.
@@ -44,6 +45,10 @@ const SCHEMA_SHAPE = `
        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
        LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
       WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped),
+    (SELECT string_agg(pg_get_indexdef(i.indexrelid), ',' ORDER BY pg_get_indexdef(i.indexrelid))
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relnamespace = 'public'::regnamespace),
+    (SELECT string_agg(c.relname || ':' || md5(pg_get_viewdef(c.oid)), ',' ORDER BY c.relname)
+       FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('v', 'm')),
     (SELECT string_agg(conname || ':' || pg_get_constraintdef(oid), ',' ORDER BY conname)
        FROM pg_constraint WHERE connamespace = 'public'::regnamespace),
     (SELECT string_agg(t.tgname || ':' || t.tgenabled::text, ',' ORDER BY t.tgname)
@@ -61,10 +66,9 @@ async function shapeOf(client: pg.Client): Promise<string | undefined> {
     const { rows } = await client.query<{ shape: string }>(SCHEMA_SHAPE);
     return rows[0]?.shape;
   } catch (error) {
-    // No migrations table (or no public schema): not a migrated schema. Any other error is the
-    // query's own and must not pass for one, or every file would build the schema again.
-    const code = (error as { code?: string }).code;
-    if (code === '42P01' || code === '3F000') return undefined;
+    // No migrations table: not a migrated schema. Any other error is the query's own and must
+    // not pass for one, or every file would build the schema again.
+    if ((error as { code?: string }).code === '42P01') return undefined;
     throw error;
   }
 }
