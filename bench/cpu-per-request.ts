@@ -1,10 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAppKey } from '../src/config/app-key.js';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { BENCH_USER, prepareBenchDatabase } from './lib/bench-database.js';
-import { cpuMs, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import { cpuMs, cpuProfileFlags, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 
 /**
  * `npm run bench:cpu`: the CPU time each request costs the server process, for people page 1
@@ -59,12 +58,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0;
   const data = await prepareBenchDatabase(DATABASE_URL, new FieldCipher([key]));
   const env = { DATABASE_URL: data.url, APP_KEY, LOG_LEVEL: 'warn', MIGRATIONS_RUN: 'false' };
-  const profileFlags = (target: string): string[] => {
-    if (!PROFILE_DIR) return [];
-    mkdirSync(join(PROFILE_DIR, target), { recursive: true });
-    return ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, target)}`];
-  };
-  const flags = [...startScriptNodeFlags(ROOT), ...profileFlags('service')];
+  const flags = [...startScriptNodeFlags(ROOT), ...cpuProfileFlags(PROFILE_DIR, 'service')];
   const service = await startServer(
     'service (page cache off)',
     join(ROOT, 'dist/src/main.js'),
@@ -75,7 +69,7 @@ async function main(): Promise<void> {
     'baseline',
     join(ROOT, 'dist/bench/baseline/server.js'),
     env,
-    profileFlags('baseline'),
+    cpuProfileFlags(PROFILE_DIR, 'baseline'),
   );
   try {
     const login = await fetch(`${service.url}/api/v2/login`, {

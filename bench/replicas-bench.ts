@@ -31,7 +31,7 @@ import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
 import { runLoad, type LoadResult } from './lib/load.js';
-import { startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import { cpuProfileFlags, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 import { queryOn, ReplicaPair } from './lib/replica-pair.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -85,10 +85,7 @@ async function startInstances(data: BenchData, replicaUrl: string | undefined): 
     ...(REDIS_URL ? { REDIS_URL } : {}),
   };
   const profiles = process.env.BENCH_CPU_PROFILE_DIR;
-  const flags = [
-    ...startScriptNodeFlags(ROOT),
-    ...(profiles ? ['--cpu-prof', `--cpu-prof-dir=${join(profiles, replicaUrl ? 'replica' : 'primary')}`] : []),
-  ];
+  const flags = [...startScriptNodeFlags(ROOT), ...cpuProfileFlags(profiles, replicaUrl ? 'replica' : 'primary')];
   const main = join(ROOT, 'dist/src/main.js');
   return Promise.all([startServer('api-1', main, env, flags), startServer('api-2', main, env, flags)]);
 }

@@ -10,7 +10,14 @@ import { hashPassword, verifyPassword } from '../src/auth/password-hasher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
 import { mergeLatencies, runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
-import { freePort, peakRssMiB, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import {
+  cpuProfileFlags,
+  freePort,
+  peakRssMiB,
+  startScriptNodeFlags,
+  startServer,
+  type RunningServer,
+} from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -368,8 +375,7 @@ function scrapeEvery5s(url: string): { stop(): Promise<number> } {
  * of that directory named after its target, for `node dist/bench/profile-summary.js`.
  */
 function profileFlags(name: TargetName): string[] {
-  const dir = process.env.BENCH_CPU_PROFILE_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(resolve(dir), name)}`] : [];
+  return cpuProfileFlags(process.env.BENCH_CPU_PROFILE_DIR, name);
 }
 
 /**

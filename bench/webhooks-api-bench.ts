@@ -33,6 +33,7 @@ import { runMigrations } from '../src/database/migration-runner.js';
 import { selectRows } from '../src/database/sql.js';
 import { mergeLatencies, runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
 import {
+  cpuProfileFlags,
   cpuSplitMs,
   startScriptNodeFlags,
   startServer,
@@ -235,10 +236,7 @@ async function main(): Promise<void> {
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     ...SERVICE_ENV,
   };
-  const flags = [
-    ...startScriptNodeFlags(ROOT),
-    ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
-  ];
+  const flags = [...startScriptNodeFlags(ROOT), ...cpuProfileFlags(PROFILE_DIR)];
   let deliverer: RunningServer | undefined;
   const server = await (async () => {
     if (DELIVERY === 'separate') {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export interface RunningServer {
   name: string;
@@ -87,6 +87,14 @@ export function startScriptNodeFlags(root: string): string[] {
     .split(/\s+/);
   if (words[0] !== 'node') throw new Error(`the start script does not run node: ${pkg.scripts.start}`);
   return words.slice(1, -1);
+}
+
+/**
+ * The node flags that make a process write a V8 CPU profile into `<dir>/<name>` (node creates the
+ * folder) when it exits; none without a folder. Read one with `dist/bench/profile-summary.js`.
+ */
+export function cpuProfileFlags(dir: string | undefined, name = ''): string[] {
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(resolve(dir), name)}`] : [];
 }
 
 /** Starts `node [flags] <script>` with the given environment and waits for its /health. */
