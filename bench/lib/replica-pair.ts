@@ -170,6 +170,8 @@ export class ReplicaPair {
         '-R',
         '-X',
         'stream',
+        // An immediate checkpoint: the default spread one makes the backup wait for seconds.
+        '--checkpoint=fast',
       ],
       { ...this.asServer(), env: { ...process.env, PGAPPNAME: 'replica' } },
     );
