@@ -18,8 +18,13 @@
  * phase delivers its own changes rather than the backlog of the phase before.
  *
  * Prints each phase (req/s, p50, p99, deliveries/s) and per scenario the on/off ratios of
- * throughput, p50 and p99 over every request of the setting, and writes
+ * throughput, p50 and p99 over every request of the setting, with the lowest and highest of the
+ * rounds' own ratios (each round's two "on" phases against its two "off" ones), and writes
  * bench/results/webhooks-api-<date>-<commit>.json.
+ *
+ * BENCH_CONTROL=true runs the same rounds with the endpoint disabled in every phase: the "on/off"
+ * ratios of that run are what two identical settings differ by on this machine, the yardstick
+ * for a real run's ratios.
  */
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -70,6 +75,8 @@ const SERVICE_ENV = serviceSettingsFromBench([
 const DELIVERY = process.env.BENCH_DELIVERY === 'separate' ? 'separate' : 'inline';
 /** Only the parts named (`drain,creates,retrieves`); all by default. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'drain,creates,retrieves').split(',').map((p) => p.trim()));
+/** Deliveries off in the "on" phases too (an A/A run: how far identical settings differ). */
+const CONTROL = process.env.BENCH_CONTROL === 'true';
 /** A round's phases: deliveries off, on, on, off. */
 const ABBA = [false, true, true, false] as const;
 
@@ -94,11 +101,20 @@ interface Setting {
   deliveredPerSecond: number;
 }
 
+interface Ratios {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  cpuUsPerRequest: number;
+}
+
 interface ScenarioResult {
   phases: Omit<Phase, 'latencies'>[];
   off: Setting;
   on: Setting;
-  ratios: { requestsPerSecond: number; p50: number; p99: number; cpuUsPerRequest: number };
+  ratios: Ratios;
+  /** Each round's own on/off ratios, lowest and highest of the rounds. */
+  roundRatios: { lowest: Ratios; highest: Ratios };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -208,6 +224,27 @@ function backgroundWriter(url: string, enterpriseId: string, perSecond: number):
   };
 }
 
+function ratiosOf(on: Setting, off: Setting): Ratios {
+  return {
+    requestsPerSecond: on.requestsPerSecond / off.requestsPerSecond,
+    p50: on.p50 / off.p50,
+    p99: on.p99 / off.p99,
+    cpuUsPerRequest: on.cpuUsPerRequest / off.cpuUsPerRequest,
+  };
+}
+
+/** The lowest and the highest of each ratio over the rounds, each round's on against its off. */
+function roundRatiosOf(phases: readonly Phase[]): ScenarioResult['roundRatios'] {
+  const rounds = [...new Set(phases.map((p) => p.round))].map((round) => {
+    const of = phases.filter((p) => p.round === round);
+    return ratiosOf(settingOf(of.filter((p) => p.deliveries)), settingOf(of.filter((p) => !p.deliveries)));
+  });
+  const keys = ['requestsPerSecond', 'p50', 'p99', 'cpuUsPerRequest'] as const;
+  const pick = (choose: (...n: number[]) => number) =>
+    Object.fromEntries(keys.map((k) => [k, choose(...rounds.map((r) => r[k]))])) as unknown as Ratios;
+  return { lowest: pick(Math.min), highest: pick(Math.max) };
+}
+
 function settingOf(phases: readonly Phase[]): Setting {
   const mean = (pick: (p: Phase) => number) => phases.reduce((sum, p) => sum + pick(p), 0) / phases.length;
   const merged = mergeLatencies(phases.map((p) => p.latencies));
@@ -261,6 +298,7 @@ async function main(): Promise<void> {
     loadBefore,
     service: SERVICE_ENV,
     delivery: DELIVERY,
+    control: CONTROL,
     roundSeconds: ROUND_SECONDS,
     rounds: ROUNDS,
     connections: CONNECTIONS,
@@ -281,8 +319,8 @@ async function main(): Promise<void> {
     })) as { data: { id: string } };
     const endpoint = `/api/v2/webhook-endpoints/${created.data.id}`;
     const deliveries = async (on: boolean) => {
-      await api(server, 'PATCH', endpoint, headers, { enabled: on });
-      if (!on) return;
+      await api(server, 'PATCH', endpoint, headers, { enabled: on && !CONTROL });
+      if (!on || CONTROL) return;
       const cursor = (await api(server, 'GET', '/api/v2/changes/cursor?types=lead', headers)) as {
         data: { cursor: string };
       };
@@ -334,17 +372,13 @@ async function main(): Promise<void> {
         phases: phases.map(({ latencies: _latencies, ...rest }) => rest),
         off,
         on,
-        ratios: {
-          requestsPerSecond: on.requestsPerSecond / off.requestsPerSecond,
-          p50: on.p50 / off.p50,
-          p99: on.p99 / off.p99,
-          cpuUsPerRequest: on.cpuUsPerRequest / off.cpuUsPerRequest,
-        },
+        ratios: ratiosOf(on, off),
+        roundRatios: roundRatiosOf(phases),
       };
     };
 
     // 0. The service's CPU per delivery, nothing else running: a backlog written in SQL, drained.
-    if (PARTS.has('drain')) await drain();
+    if (PARTS.has('drain') && !CONTROL) await drain();
     async function drain(): Promise<void> {
       await deliveries(true);
       const before = await received(receiver.base);
@@ -403,7 +437,7 @@ async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   const file = join(
     out,
-    `webhooks-api-${DELIVERY === 'separate' ? 'separate-' : ''}${new Date().toISOString().slice(0, 10)}-${String(results.commit)}.json`,
+    `webhooks-api-${DELIVERY === 'separate' ? 'separate-' : ''}${CONTROL ? 'control-' : ''}${new Date().toISOString().slice(0, 10)}-${String(results.commit)}.json`,
   );
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   print(results);
@@ -421,7 +455,7 @@ function print(results: Record<string, unknown>): void {
       }
     | undefined;
   const lines = [
-    `commit ${String(results.commit)}; service ${JSON.stringify(results.service)}; delivery ${String(results.delivery)}; load average before ${(results.loadBefore as string[]).join(' ')}, after ${(results.loadAfter as string[]).join(' ')}`,
+    `commit ${String(results.commit)}; service ${JSON.stringify(results.service)}; delivery ${String(results.delivery)}${results.control ? ' (control: the endpoint disabled in every phase)' : ''}; load average before ${(results.loadBefore as string[]).join(' ')}, after ${(results.loadAfter as string[]).join(' ')}`,
     '| scenario | deliveries off | deliveries on | on/off |',
     '|---|---|---|---|',
   ];
@@ -438,8 +472,10 @@ function print(results: Record<string, unknown>): void {
   ] as const) {
     const r = results[key] as ScenarioResult | undefined;
     if (!r) continue;
+    const ratios = (x: Ratios) =>
+      `req/s ${x.requestsPerSecond.toFixed(2)}, p50 ${x.p50.toFixed(2)}, p99 ${x.p99.toFixed(2)}, CPU ${x.cpuUsPerRequest.toFixed(2)}`;
     lines.push(
-      `| ${name} | ${setting(r.off)} | ${setting(r.on)} | req/s ${r.ratios.requestsPerSecond.toFixed(2)}, p50 ${r.ratios.p50.toFixed(2)}, p99 ${r.ratios.p99.toFixed(2)}, CPU ${r.ratios.cpuUsPerRequest.toFixed(2)} |`,
+      `| ${name} | ${setting(r.off)} | ${setting(r.on)} | ${ratios(r.ratios)} (rounds: lowest ${ratios(r.roundRatios.lowest)}; highest ${ratios(r.roundRatios.highest)}) |`,
     );
   }
   console.log(lines.join('\n'));
