@@ -239,9 +239,12 @@ function roundRatiosOf(phases: readonly Phase[]): ScenarioResult['roundRatios'] 
     const of = phases.filter((p) => p.round === round);
     return ratiosOf(settingOf(of.filter((p) => p.deliveries)), settingOf(of.filter((p) => !p.deliveries)));
   });
-  const keys = ['requestsPerSecond', 'p50', 'p99', 'cpuUsPerRequest'] as const;
-  const pick = (choose: (...n: number[]) => number) =>
-    Object.fromEntries(keys.map((k) => [k, choose(...rounds.map((r) => r[k]))])) as unknown as Ratios;
+  const pick = (choose: (...n: number[]) => number): Ratios => ({
+    requestsPerSecond: choose(...rounds.map((r) => r.requestsPerSecond)),
+    p50: choose(...rounds.map((r) => r.p50)),
+    p99: choose(...rounds.map((r) => r.p99)),
+    cpuUsPerRequest: choose(...rounds.map((r) => r.cpuUsPerRequest)),
+  });
   return { lowest: pick(Math.min), highest: pick(Math.max) };
 }
 

@@ -10,9 +10,11 @@ import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database
 
 const CLI = resolve(import.meta.dirname, '../../dist/src/cli/main.js');
 
+type Process = { pid: number; args: string[] };
+
 /** The processes whose parent is `pid`, with their command lines. */
-function childrenOf(pid: number): { pid: number; args: string[] }[] {
-  const found: { pid: number; args: string[] }[] = [];
+function childrenOf(pid: number): Process[] {
+  const found: Process[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -29,29 +31,37 @@ function childrenOf(pid: number): { pid: number; args: string[] }[] {
 }
 
 /**
- * The child process `pid` started, once it runs its own command line: between fork and exec a
- * new process still shows its parent's, so one that does is looked at again.
+ * The child of `pid` once it runs its own command line: between fork and exec a new process
+ * still shows its parent's (`parentArgs`), so one that does is not it yet.
  */
-async function childOf(pid: number, output: () => string): Promise<{ pid: number; args: string[] }> {
-  const parentArgs = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+function startedChild(pid: number, parentArgs: string): Process | undefined {
+  return childrenOf(pid).find(({ args }) => args.includes('import') && args.join('\0') !== parentArgs);
+}
+
+function commandLine(pid: number): string {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '');
+}
+
+/** The child process `pid` started, looked for every 50 ms. */
+async function childOf(pid: number, output: () => string): Promise<Process> {
+  const parentArgs = commandLine(pid);
   for (let tries = 0; tries < 200; tries++) {
-    const [child] = childrenOf(pid);
-    if (child && child.args.includes('import') && child.args.join('\0') !== parentArgs.replace(/\0$/, '')) {
-      return child;
-    }
+    const child = startedChild(pid, parentArgs);
+    if (child) return child;
     await new Promise((done) => setTimeout(done, 50));
   }
   throw new Error(`no child process of ${pid}; its output:\n${output()}`);
 }
 
 /**
- * The child `pid` started, looked for without yielding, so the caller can act within a moment of
- * its start (for a signal test, while the parent may still be inside spawn).
+ * The child process `pid` started, looked for without yielding, so the caller can act within a
+ * moment of its start (for a signal test, while the parent may still be inside spawn).
  */
-function childJustStarted(pid: number): { pid: number; args: string[] } {
+function childJustStarted(pid: number): Process {
+  const parentArgs = commandLine(pid);
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    const child = childrenOf(pid).find(({ args }) => args.includes('--max-semi-space-size=32'));
+    const child = startedChild(pid, parentArgs);
     if (child) return child;
   }
   throw new Error(`no child process of ${pid} within 10 s`);
