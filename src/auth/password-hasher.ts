@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
+import pLimit from 'p-limit';
 
 /**
  * argon2id at 12 MiB and 24 passes: about 35 ms of CPU per hash or login on these machines
@@ -10,6 +12,19 @@ import bcrypt from 'bcryptjs';
  */
 const ARGON2_OPTIONS = { memoryCost: 12_288, timeCost: 24, parallelism: 1 } as const;
 
+/**
+ * At most one argon2 hash or verification per core at once. Each holds its 12 MiB for its whole
+ * run, and libuv's pool would run four whatever the cores: on a two-core machine the third and
+ * fourth only add memory (a burst of logins raised a process's peak resident memory by their
+ * 24 MiB), not throughput. The rest wait their turn in order.
+ */
+const argon2Turns = pLimit(Math.max(1, availableParallelism()));
+
+/** argon2 work running now and waiting for a turn (tests and diagnostics). */
+export function argon2Load(): { readonly running: number; readonly waiting: number } {
+  return { running: argon2Turns.activeCount, waiting: argon2Turns.pendingCount };
+}
+
 const BCRYPT_PATTERN = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 const ARGON2ID_PATTERN = /^\$argon2id\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 
@@ -18,7 +33,7 @@ export function isSupportedPasswordHash(hash: string): boolean {
 }
 
 export async function hashPassword(plain: string): Promise<string> {
-  return argon2Hash(plain, ARGON2_OPTIONS);
+  return argon2Turns(() => argon2Hash(plain, ARGON2_OPTIONS));
 }
 
 /** Accepts argon2id hashes and bcrypt hashes from older systems. */
@@ -28,7 +43,7 @@ export async function verifyPassword(hash: string, plain: string): Promise<boole
       // PHP writes $2y$; bcryptjs reads it as $2b$, the same algorithm.
       return await bcrypt.compare(plain, hash.replace(/^\$2y\$/, '$2b$'));
     }
-    if (hash.startsWith('$argon2')) return await argon2Verify(hash, plain);
+    if (hash.startsWith('$argon2')) return await argon2Turns(() => argon2Verify(hash, plain));
     return false;
   } catch {
     return false;
