@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { Agent, errors as undiciErrors, request } from 'undici';
+import type { Agent } from 'undici';
 import { guardedLookup, allowedAddresses, RefusedAddressError, type Resolver } from './webhook-address.js';
 
 /** An answer must arrive, headers and body, within this. */
@@ -51,27 +51,50 @@ async function keptBody(body: AsyncIterable<Buffer>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+type Undici = typeof import('undici');
+
+let undiciLoaded: Promise<Undici> | undefined;
+
+/**
+ * undici is loaded with the first delivery: a process that never sends one (no endpoints, or
+ * the CLI) does not carry its hundred-odd modules in its heap.
+ */
+function loadUndici(): Promise<Undici> {
+  return (undiciLoaded ??= import('undici'));
+}
+
+interface Connections {
+  readonly undici: Undici;
+  readonly agent: Agent;
+}
+
 /**
  * Sends webhooks over one connection pool (keep-alive per receiver). Redirects are never
  * followed (a 3xx is a failure); every connection resolves its host through the address check,
  * and an address literal in the URL is checked before any connection is made.
  */
 export class WebhookSender {
-  private readonly agent: Agent;
+  private connections: Promise<Connections> | undefined;
 
   constructor(
     private readonly allowPrivate: boolean,
     private readonly resolve: Resolver,
-  ) {
-    this.agent = new Agent({
-      connect: { lookup: guardedLookup(allowPrivate, resolve), timeout: DELIVERY_TIMEOUT_MS },
-      headersTimeout: DELIVERY_TIMEOUT_MS,
-      bodyTimeout: DELIVERY_TIMEOUT_MS,
-      keepAliveTimeout: 30_000,
-    });
+  ) {}
+
+  private open(): Promise<Connections> {
+    return (this.connections ??= loadUndici().then((undici) => ({
+      undici,
+      agent: new undici.Agent({
+        connect: { lookup: guardedLookup(this.allowPrivate, this.resolve), timeout: DELIVERY_TIMEOUT_MS },
+        headersTimeout: DELIVERY_TIMEOUT_MS,
+        bodyTimeout: DELIVERY_TIMEOUT_MS,
+        keepAliveTimeout: 30_000,
+      }),
+    })));
   }
 
   async send(url: string, message: SignedMessage, sentAt: Date = new Date()): Promise<SendResult> {
+    const { undici, agent } = await this.open();
     const started = performance.now();
     const done = (
       outcome: DeliveryOutcome,
@@ -90,30 +113,30 @@ export class WebhookSender {
       const { hostname } = new URL(url);
       // Names are checked by the connection's own lookup; a literal address never reaches one.
       if (/^[\d.]+$|^\[/.test(hostname)) await allowedAddresses(hostname, this.allowPrivate, this.resolve);
-      const answer = await request(url, {
+      const answer = await undici.request(url, {
         method: 'POST',
         headers: signedHeaders(message, sentAt),
         body: message.body,
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal,
       });
       const body = await keptBody(answer.body);
       const ok = answer.statusCode >= 200 && answer.statusCode < 300;
       return done(ok ? 'delivered' : 'http_error', answer.statusCode, ok ? null : `HTTP ${answer.statusCode}`, body);
     } catch (error) {
-      const [outcome, error_] = signal.aborted ? TIMED_OUT : failureOf(error);
+      const [outcome, error_] = signal.aborted ? TIMED_OUT : failureOf(error, undici.errors);
       return done(outcome, null, error_, null);
     }
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.connections) await (await this.connections).agent.close();
   }
 }
 
 const TIMED_OUT: [DeliveryOutcome, string] = ['timeout', `No answer within ${DELIVERY_TIMEOUT_MS / 1000} s`];
 
-function failureOf(error: unknown): [DeliveryOutcome, string] {
+function failureOf(error: unknown, undiciErrors: Undici['errors']): [DeliveryOutcome, string] {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
   for (const candidate of [error, cause]) {
     if (candidate instanceof RefusedAddressError) return ['refused_address', candidate.message.slice(0, 255)];

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { REDIS_CONNECTOR, type RedisConnector } from '../../config/redis-connector.js';
 import { Clock } from './clock.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
@@ -37,9 +38,10 @@ export class RateLimitStorage implements OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly clock: Clock,
+    @Inject(REDIS_CONNECTOR) connect: RedisConnector | null,
   ) {
-    if (config.redisUrl) {
-      this.redis = new Redis(config.redisUrl, {
+    if (connect) {
+      this.redis = connect({
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
         connectTimeout: 2_000,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { REDIS_CONNECTOR, type RedisConnector } from '../../config/redis-connector.js';
 import { PoolReader } from '../pool-reader.js';
 import type { SqlExecutor } from '../sql.js';
 import { parseLsn, UNKNOWN_POSITION, type Lsn } from './lsn.js';
@@ -33,12 +34,13 @@ export class ReadRouter implements OnApplicationShutdown {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly primary: PoolReader,
     private readonly replicas: ReplicaSet,
+    @Inject(REDIS_CONNECTOR) connect: RedisConnector | null,
   ) {
     // Long after any replica still serving has replayed the write (see WritePositions).
     const ttlMs = Math.max(60_000, 10 * config.databaseReplicaMaxLagMs);
     this.memory = new MemoryWritePositions(ttlMs);
-    if (replicas.configured && config.redisUrl) {
-      this.redis = new Redis(config.redisUrl, {
+    if (replicas.configured && connect) {
+      this.redis = connect({
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
         connectTimeout: 2_000,
