@@ -31,4 +31,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 (exec form, no shell), so `docker stop`'s SIGTERM reaches it: a graceful stop.
 # The flags are those of `npm start`.
-CMD ["node", "--max-old-space-size=192", "--max-semi-space-size=16", "--no-allocation-site-pretenuring", "dist/src/main.js"]
+CMD ["node", "--max-old-space-size=144", "--max-semi-space-size=16", "--heap-growing-percent=100", "--no-allocation-site-pretenuring", "dist/src/main.js"]
