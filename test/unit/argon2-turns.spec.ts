@@ -7,7 +7,10 @@ describe('argon2 work takes turns, one per core', () => {
     const cores = Math.max(1, availableParallelism());
     const count = cores * 3 + 1;
     const hashes = Array.from({ length: count }, (_, i) => hashPassword(`password-${i}`));
-    await Promise.resolve();
+    // The first turns start on a later tick; each hash takes tens of milliseconds, far longer.
+    for (let tick = 0; tick < 100 && argon2Load().running < cores; tick++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(argon2Load()).toEqual({ running: cores, waiting: count - cores });
 
     let busiest = 0;
