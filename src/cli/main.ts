@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 /**
  * V8's young generation for an import: every record becomes a few short-lived objects (its
@@ -24,18 +24,17 @@ function hasFlags(): boolean {
 function runWithFlags(): Promise<never> {
   const script = process.argv[1] ?? '';
   // Listening before the child starts: a signal that arrives while it is being started is then
-  // handled once spawn has returned and passed on, instead of ending this process by default
-  // and leaving the child running (it runs its own program already before spawn returns).
-  const running: { child?: ChildProcess } = {};
+  // handled once spawn has returned (handlers run on a later turn of the event loop, when `child`
+  // is set) and passed on, instead of ending this process by default and leaving the child
+  // running (it runs its own program already before spawn returns).
   const forward = (signal: NodeJS.Signals): void => {
-    running.child?.kill(signal);
+    child.kill(signal);
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, forward);
   const child = spawn(process.execPath, [...process.execArgv, ...IMPORT_NODE_FLAGS, script, ...process.argv.slice(2)], {
     stdio: 'inherit',
   });
-  running.child = child;
   return new Promise<never>((_, fail) => {
     child.on('error', fail);
     child.on('exit', (code, signal) => {

@@ -1,8 +1,13 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { AppConfig } from './app-config.js';
 
-/** Opens a client to REDIS_URL with these options. */
-export type RedisConnector = (options: RedisOptions) => Redis;
+/**
+ * Opens a client to REDIS_URL for the request path: a command fails at once while Redis is
+ * unreachable (no offline queue, no retries) and within a second when it hangs, so a caller
+ * falls back to its in-process state instead of holding a request; the client reconnects by
+ * itself, every 250 ms more up to 2 s.
+ */
+export type RedisConnector = () => Redis;
 
 /** The connector, or null when REDIS_URL is not set. */
 export const REDIS_CONNECTOR = Symbol('REDIS_CONNECTOR');
@@ -16,5 +21,12 @@ export async function redisConnector(config: Pick<AppConfig, 'redisUrl'>): Promi
   const url = config.redisUrl;
   if (!url) return null;
   const { Redis } = await import('ioredis');
-  return (options) => new Redis(url, options);
+  return () =>
+    new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2_000,
+      commandTimeout: 1_000,
+      retryStrategy: (attempt) => Math.min(attempt * 250, 2_000),
+    });
 }

@@ -41,13 +41,7 @@ export class RateLimitStorage implements OnApplicationShutdown {
     @Inject(REDIS_CONNECTOR) connect: RedisConnector | null,
   ) {
     if (connect) {
-      this.redis = connect({
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        connectTimeout: 2_000,
-        commandTimeout: 1_000,
-        retryStrategy: (attempt) => Math.min(attempt * 250, 2_000),
-      });
+      this.redis = connect();
       this.redis.on('error', (error: Error) => this.fault(error.message));
       this.redis.on('ready', () => this.recovered());
       this.shared = new RedisRateLimitStore(this.redis, config.redisKeyPrefix);

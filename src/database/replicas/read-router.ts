@@ -40,13 +40,7 @@ export class ReadRouter implements OnApplicationShutdown {
     const ttlMs = Math.max(60_000, 10 * config.databaseReplicaMaxLagMs);
     this.memory = new MemoryWritePositions(ttlMs);
     if (replicas.configured && connect) {
-      this.redis = connect({
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        connectTimeout: 2_000,
-        commandTimeout: 1_000,
-        retryStrategy: (attempt) => Math.min(attempt * 250, 2_000),
-      });
+      this.redis = connect();
       this.redis.on('error', (error: Error) => this.fault('Redis', error));
       this.shared = new RedisWritePositions(this.redis, config.redisKeyPrefix, ttlMs);
     }
