@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/free-port.mjs';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { runMigrations } from '../../src/database/migration-runner.js';
 import { openDataSource } from '../../src/data-source.js';
-import { freePort } from './free-port.js';
+import { freePort } from './free-port.mjs';
 import { initialisedDataDir } from './pglite-template.mjs';
 
 /**

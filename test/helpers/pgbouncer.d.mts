@@ -1,7 +1,6 @@
 export declare const SERVICE_SETTINGS: string;
 export declare const IGNORED_STARTUP_PARAMETERS: string;
 export declare function serverUser(): { uid: number; gid: number } | undefined;
-export declare function freePort(): Promise<number>;
 export interface RunningPgBouncer {
   readonly port: number;
   stop(): Promise<void>;

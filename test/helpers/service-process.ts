@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { freePort } from './free-port.js';
+import { freePort } from './free-port.mjs';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
 

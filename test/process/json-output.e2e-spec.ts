@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { tenantDocument } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/free-port.mjs';
 import { loadFixture, login, ServiceProcess, serviceEnv } from '../helpers/spawned-service.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { tenantDocument } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/free-port.mjs';
 import { loadFixture, login, ServiceProcess, serviceEnv } from '../helpers/spawned-service.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execForm, healthcheckCommand, instructions, readDockerfile } from '../helpers/dockerfile.js';
 import { tenantDocument } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/free-port.mjs';
 import { guideBlock } from '../helpers/guide-steps.js';
 import { login, waitForOk } from '../helpers/spawned-service.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';

@@ -9,6 +9,7 @@ import { openDataSource } from '../../src/data-source.js';
 import { importFixture, tenantDocument } from '../helpers/fixtures.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { freePort } from '../helpers/free-port.mjs';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
 const WEBHOOK_SECRET = 'request-log-webhook-secret';
@@ -29,7 +30,7 @@ describe('request logs (JSON, request id, nothing secret)', () => {
     await importFixture({ dataSource, cipher }, doc);
     await dataSource.destroy();
 
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, [MAIN], {
       env: {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { tenantDocument } from '../helpers/fixtures.js';
 import { loadFixture, login, MAIN, serviceEnv, waitForOk } from '../helpers/spawned-service.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { freePort } from '../helpers/free-port.mjs';
 
 /** What Node prints for process.emitWarning (Fastify's FSTDEP/FSTWRN, Node's own deprecations). */
 const WARNING = /Warning|FSTDEP\d+|FSTWRN\d+|DEP\d{4}|deprecat/i;
@@ -37,7 +38,7 @@ describe('start-up without noise (issue 20)', () => {
       },
     ];
     await loadFixture(database, doc);
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     child = spawn(process.execPath, [...startScriptNodeFlags(resolve(import.meta.dirname, '../..')), MAIN], {
       env: { PATH: process.env.PATH ?? '', ...serviceEnv(database, port, { LOG_LEVEL: 'info' }) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { tenantDocument } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/free-port.mjs';
 import { attribute, OtlpReceiver, type OtlpSpan } from '../helpers/otlp-receiver.js';
 import { loadFixture, login, ServiceProcess, serviceEnv } from '../helpers/spawned-service.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';

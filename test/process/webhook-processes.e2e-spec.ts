@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEMO_CREDENTIALS, DEMO_ENTERPRISE_ID } from '../../src/demo/demo-document.js';
 import { tenantDocument } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/free-port.mjs';
 import { loadFixture, login, ServiceProcess, serviceEnv } from '../helpers/spawned-service.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';

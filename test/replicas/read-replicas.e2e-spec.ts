@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/app-config.js';
 import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { ReplicaSet } from '../../src/database/replicas/replica-set.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../helpers/free-port.mjs';
 import { checkResponsesAgainstOpenApi } from '../helpers/openapi-contract.js';
 import { queryOn, ReplicaCluster } from '../helpers/replica-cluster.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
