@@ -20,6 +20,12 @@ const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+/**
+ * The service's RECORD_CACHE_MB: 0 (default), every feed page built from its rows; the default
+ * size, a repeated page's records kept; a size below one page's records, every request a miss
+ * that also keeps its records (what the cache costs a first read).
+ */
+const RECORD_CACHE_MB = process.env.BENCH_RECORD_CACHE_MB ?? '0';
 /** `BENCH_CPU_PARTS=page` or `feed`: measure only those (a profile of one kind of request). */
 const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed').split(',').map((part) => part.trim()));
 for (const part of PARTS) {
@@ -62,7 +68,7 @@ async function main(): Promise<void> {
   const service = await startServer(
     'service (page cache off)',
     join(ROOT, 'dist/src/main.js'),
-    { ...env, RATE_LIMIT_PER_MINUTE: '1000000', PAGE_CACHE_MB: '0' },
+    { ...env, RATE_LIMIT_PER_MINUTE: '1000000', PAGE_CACHE_MB: '0', RECORD_CACHE_MB: RECORD_CACHE_MB },
     flags,
   );
   const baseline = await startServer(

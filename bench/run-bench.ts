@@ -315,9 +315,10 @@ const TARGETS = {
     previous: false,
     pageCache: true,
   },
-  // The in-process one with PAGE_CACHE_MB=0: every list page built from its rows.
+  // The in-process one with PAGE_CACHE_MB=0 and RECORD_CACHE_MB=0: every list page and every
+  // change feed page built from its rows.
   'no-page-cache': {
-    target: 'service (in-process, page cache off)',
+    target: 'service (in-process, page and record caches off)',
     redis: false,
     metrics: false,
     previous: false,
@@ -414,7 +415,7 @@ async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
       MIGRATIONS_RUN: 'false',
       SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
       ...(redis ? { REDIS_URL } : {}),
-      ...(pageCache ? {} : { PAGE_CACHE_MB: '0' }),
+      ...(pageCache ? {} : { PAGE_CACHE_MB: '0', RECORD_CACHE_MB: '0' }),
       ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     },
     [...startFlagsOf(main), ...profileFlags(name)],

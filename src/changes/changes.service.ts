@@ -1,14 +1,14 @@
 import { GoneException, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { oneQueryAtATime, selectRows } from '../database/sql.js';
+import { selectRows } from '../database/sql.js';
 import { ChangeCursorCodec } from './change-cursor.js';
 import { ChangeFeedMessages, ChangeFeedQueryException, type ChangeFeedQuery } from './change-feed-query.js';
-import { comparePositions, positionOf, readChangeLog, readHorizon } from './change-log.queries.js';
-import { loadChangedRecords } from './change-records.js';
+import { readHorizon } from './change-log.queries.js';
+import { readChangeSlice } from './change-slice.js';
 import type { ChangeEntry, ChangeType } from './change-types.js';
+import { PresentedChanges } from './presented-changes.js';
 
 export interface ChangeFeedPage {
   readonly entries: ChangeEntry[];
@@ -23,7 +23,7 @@ export class ChangesService implements OnApplicationBootstrap {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly cipher: FieldCipher,
+    private readonly records: PresentedChanges,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.cursors = new ChangeCursorCodec(config.encryptionKeys);
@@ -44,45 +44,22 @@ export class ChangesService implements OnApplicationBootstrap {
     }
   }
 
-  /**
-   * One page of the enterprise's changes after the query's position. The horizon is taken
-   * first, in a statement of its own; then the log and the records are read in one
-   * repeatable-read snapshot, so each record is its state as of that snapshot; a fixed number
-   * of queries whatever the limit (one batch per type).
-   */
+  /** One page of the enterprise's changes after the query's position, with the cursor after it. */
   async page(enterpriseId: string, query: ChangeFeedQuery): Promise<ChangeFeedPage> {
     if (query.unknownCursorKey !== undefined) await this.refuseUnknownKey(query.unknownCursorKey);
-    const horizon = await readHorizon(this.dataSource, enterpriseId);
-    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
-      const slice = await readChangeLog(manager, enterpriseId, query.after, horizon, query.types, query.limit);
-      const hasMore = slice.rows.length > query.limit;
-      const rows = slice.rows.slice(0, query.limit);
-      const idsByType = new Map<ChangeType, string[]>();
-      for (const row of rows) {
-        if (row.action !== 'upserted') continue;
-        const ids = idsByType.get(row.record_type) ?? [];
-        ids.push(row.record_id);
-        idsByType.set(row.record_type, ids);
-      }
-      // One transaction, one client: the records' nested rows are read one query at a time.
-      const records = await loadChangedRecords(oneQueryAtATime(manager), this.cipher, enterpriseId, idsByType);
-      const entries = rows.map((row): ChangeEntry => {
-        const record = row.action === 'upserted' ? records.get(row.record_type)?.get(row.record_id) : undefined;
-        return {
-          type: row.record_type,
-          id: row.record_id,
-          action: record === undefined ? 'removed' : 'upserted',
-          changed_at: row.changed_at.toISOString(),
-          record: record ?? null,
-        };
-      });
-      const last = rows.at(-1);
-      // With nothing left below the horizon, the cursor moves up to it: every transaction below
-      // it has finished and its entries of these types were all handed out.
-      let next = hasMore && last ? positionOf(last) : horizon;
-      if (comparePositions(next, query.after) < 0) next = query.after;
-      return { entries, nextCursor: this.cursors.encode(next, enterpriseId, query.types), hasMore };
-    });
+    const slice = await readChangeSlice(
+      this.dataSource,
+      this.records,
+      enterpriseId,
+      query.after,
+      query.types,
+      query.limit,
+    );
+    return {
+      entries: slice.entries.map(({ entry }) => entry),
+      nextCursor: this.cursors.encode(slice.next, enterpriseId, query.types),
+      hasMore: slice.hasMore,
+    };
   }
 
   /** A cursor for the changes of these types made from now on. */

@@ -28,6 +28,8 @@ export interface AppConfig {
   readonly databaseReplicaMaxLagMs: number;
   /** Megabytes of list pages kept under their ETag and answered again while it holds; 0: none. */
   readonly pageCacheMegabytes: number;
+  /** Megabytes (estimated, of heap) of change-feed and webhook records kept under their change; 0: none. */
+  readonly recordCacheMegabytes: number;
   readonly dataDir: string;
   readonly redisUrl: string | undefined;
   /** The start of every Redis key the rate limit writes. */
@@ -168,6 +170,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseReplicaUrls: env.DATABASE_REPLICA_URLS ?? [],
     databaseReplicaMaxLagMs: env.DATABASE_REPLICA_MAX_LAG_MS,
     pageCacheMegabytes: env.PAGE_CACHE_MB,
+    recordCacheMegabytes: env.RECORD_CACHE_MB,
     dataDir,
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,

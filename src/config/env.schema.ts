@@ -84,6 +84,12 @@ export const envSchema = z.object({
     .transform(Number)
     .refine((n) => n <= 4096, { error: 'must be between 0 and 4096' })
     .default(16),
+  RECORD_CACHE_MB: z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number of megabytes (0 turns the record cache off)' })
+    .transform(Number)
+    .refine((n) => n <= 1024, { error: 'must be between 0 and 1024' })
+    .default(8),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: redisUrl.optional(),
   /** Prepended to every key the service writes in Redis: deployments sharing one Redis keep their budgets apart. */

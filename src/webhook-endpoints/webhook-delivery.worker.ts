@@ -11,13 +11,15 @@ import { DATABASE_TARGET } from '../database/database-target-token.js';
 import { affectedRows, selectRows } from '../database/sql.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { comparePositions } from '../changes/change-log.queries.js';
+import { readChangeSlice, type ChangeSliceEntry } from '../changes/change-slice.js';
 import type { ChangePosition } from '../changes/change-types.js';
+import { PresentedChanges } from '../changes/presented-changes.js';
 import { endpointLags } from './webhook-backlog.queries.js';
 import { WebhookClock } from './webhook-clock.js';
 import { WebhookResolver } from './webhook-resolver.js';
 import { DISABLED_AFTER_FAILURES, failureWindowOver, retryDelayMs } from './webhook-schedule.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
-import { eventOf, readStream, typesOf, webhookIdOf, type StreamEntry } from './webhook-stream.js';
+import { eventOf, typesOf, webhookIdOf } from './webhook-stream.js';
 
 /** Entries read from the change log at a time. */
 const BATCH = 100;
@@ -95,6 +97,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     private readonly cipher: FieldCipher,
     private readonly clock: WebhookClock,
     private readonly resolver: WebhookResolver,
+    private readonly records: PresentedChanges,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -303,9 +306,9 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     let held = true;
     try {
       while (this.running && held) {
-        const slice = await readStream(
+        const slice = await readChangeSlice(
           this.dataSource,
-          this.cipher,
+          this.records,
           endpoint.enterprise_id,
           state.cursor,
           types,
@@ -361,7 +364,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   private async send(
     sender: WebhookSender,
     endpoint: LeasedEndpoint,
-    item: StreamEntry,
+    item: ChangeSliceEntry,
     secrets: readonly string[],
     attempt: number,
   ): Promise<Attempt> {

@@ -25,6 +25,7 @@ describe('configuration', () => {
       webConcurrency: 1,
       databasePreparedStatements: true,
       pageCacheMegabytes: 16,
+      recordCacheMegabytes: 8,
       databasePoolMax: 10,
       databasePoolMaxPerEnterprise: 5,
       databaseLockTimeoutMs: 3000,
@@ -61,6 +62,7 @@ describe('configuration', () => {
       V1_LEGACY_USER_LOOKUP: '1',
       DATABASE_PREPARED_STATEMENTS: 'no',
       PAGE_CACHE_MB: '0',
+      RECORD_CACHE_MB: '0',
     });
     expect(config.port).toBe(8080);
     expect(config.encryptionKeys).toHaveLength(3);
@@ -73,6 +75,7 @@ describe('configuration', () => {
     expect(config.v1LegacyUserLookup).toBe(true);
     expect(config.databasePreparedStatements).toBe(false);
     expect(config.pageCacheMegabytes).toBe(0);
+    expect(config.recordCacheMegabytes).toBe(0);
   });
 
   it.each([
@@ -82,6 +85,11 @@ describe('configuration', () => {
       'Invalid configuration: PAGE_CACHE_MB must be a whole number of megabytes (0 turns the page cache off).',
     ],
     [{ PAGE_CACHE_MB: '5000' }, 'Invalid configuration: PAGE_CACHE_MB must be between 0 and 4096.'],
+    [
+      { RECORD_CACHE_MB: '-1' },
+      'Invalid configuration: RECORD_CACHE_MB must be a whole number of megabytes (0 turns the record cache off).',
+    ],
+    [{ RECORD_CACHE_MB: '2048' }, 'Invalid configuration: RECORD_CACHE_MB must be between 0 and 1024.'],
     [{ DATABASE_LOCK_TIMEOUT_MS: '0' }, 'Invalid configuration: DATABASE_LOCK_TIMEOUT_MS must be between 1 and 60000.'],
     [
       { DATABASE_POOL_MAX_PER_ENTERPRISE: 'half' },

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PresentedChanges } from '../../src/changes/presented-changes.js';
+import { CHANGE_TYPES } from '../../src/changes/change-types.js';
+import { resourceOfType } from '../../src/resources/tenant-resources.js';
+import { apiHeaders, importFixture, loginToken } from '../helpers/fixtures.js';
+import { withStatements } from '../helpers/statements.js';
+import { createTestApp } from '../helpers/test-app.js';
+import { twoTenants } from '../helpers/two-tenants.js';
+
+type Version = 'v1' | 'v2';
+
+interface Entry {
+  type: string;
+  id: string;
+  action: 'upserted' | 'removed';
+  record: Record<string, unknown> | null;
+}
+interface FeedPage {
+  data: Entry[];
+  meta: { next_cursor: string; has_more: boolean };
+}
+
+/** The statements that read a record's rows (the feed's own are the horizon and the change log). */
+const RECORD_ROWS =
+  /\bFROM\s+(people|organisations|applications|quotes|leads|users|phone_numbers|emails|addresses|financials)\b/i;
+
+/** A tenant with a record of every change type (a quote embeds its application) and a few people. */
+async function seededApp(env: Record<string, string> = {}) {
+  const t = await createTestApp(env);
+  const { doc, own } = twoTenants('one');
+  await importFixture(t, doc);
+  const token = await loginToken(t.app, own.user.email, own.user.password);
+  const read = async (version: Version, path: string): Promise<{ status: number; body: unknown }> => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/${version}/${path}`,
+      headers: apiHeaders(version, token, own.enterpriseId),
+    });
+    return { status: res.statusCode, body: res.json<unknown>() };
+  };
+  /** One feed page from the beginning, and the statements reading it took. */
+  const feedPage = async (version: Version = 'v2') => {
+    const { result, sql } = await withStatements(t.dataSource, () => read(version, 'changes?limit=500'));
+    expect(result.status).toBe(200);
+    return { page: result.body as FeedPage, sql };
+  };
+  /** Each upserted entry's record must be what its retrieve answers now. */
+  const expectEachRecordCurrent = async (version: Version, page: FeedPage) => {
+    const upserted = page.data.filter((entry) => entry.action === 'upserted');
+    expect(upserted.length).toBeGreaterThan(0);
+    for (const entry of upserted) {
+      const retrieved = await read(
+        version,
+        `${resourceOfType(entry.type as (typeof CHANGE_TYPES)[number]).path}/${entry.id}`,
+      );
+      expect(retrieved.status).toBe(200);
+      expect({ type: entry.type, record: entry.record }).toEqual({
+        type: entry.type,
+        record: (retrieved.body as { data: unknown }).data,
+      });
+    }
+  };
+  return { t, own, feedPage, expectEachRecordCurrent };
+}
+
+describe('change feed records presented once per change (RECORD_CACHE_MB)', () => {
+  let seeded: Awaited<ReturnType<typeof seededApp>>;
+
+  beforeAll(async () => {
+    seeded = await seededApp();
+  });
+  afterAll(async () => {
+    await seeded.t.close();
+  });
+
+  it('a page read again reads no record rows, and answers the same records, each its retrieve', async () => {
+    const first = await seeded.feedPage();
+    expect(first.sql.filter((sql) => RECORD_ROWS.test(sql)).length).toBeGreaterThan(0);
+    const again = await seeded.feedPage();
+    expect(again.sql.filter((sql) => RECORD_ROWS.test(sql))).toEqual([]);
+    expect(again.page.data).toEqual(first.page.data);
+    expect(new Set(again.page.data.map((entry) => entry.type))).toEqual(new Set(CHANGE_TYPES));
+    await seeded.expectEachRecordCurrent('v2', again.page);
+    // v1 cases copies of the kept records: its answer, and v2's after it, are still each record as retrieved.
+    await seeded.expectEachRecordCurrent('v1', (await seeded.feedPage('v1')).page);
+    expect((await seeded.feedPage()).page.data).toEqual(first.page.data);
+    expect(seeded.t.app.get(PresentedChanges).size).toBeGreaterThan(0);
+  });
+
+  it('a change to anything a record shows is read afresh: its own row, a nested row, an embedded record', async () => {
+    const { t, own } = seeded;
+    await seeded.feedPage();
+    await t.dataSource.query(`UPDATE people SET last_name = 'Changed' WHERE id = $1`, [own.ids.people]);
+    await t.dataSource.query(`UPDATE phone_numbers SET number = '0411 111 111' WHERE person_id = $1`, [own.ids.people]);
+    await t.dataSource.query(`UPDATE emails SET address = 'changed@example.com' WHERE organisation_id = $1`, [
+      own.ids.organisations,
+    ]);
+    // A quote embeds its application: the application's change is the quote's.
+    await t.dataSource.query(`UPDATE applications SET contract_number = 'C-CHANGED' WHERE id = $1`, [
+      own.ids.applications,
+    ]);
+    await t.dataSource.query(`UPDATE users SET name = 'Changed Name' WHERE id = $1`, [own.user.id]);
+    const { page, sql } = await seeded.feedPage();
+    expect(sql.filter((statement) => RECORD_ROWS.test(statement)).length).toBeGreaterThan(0);
+    const recordOf = (type: string, id: string) =>
+      page.data.find((entry) => entry.type === type && entry.id === id)?.record;
+    expect(recordOf('person', own.ids.people)).toMatchObject({
+      last_name: 'Changed',
+      phone_numbers: { data: [expect.objectContaining({ number: '0411 111 111' })] },
+    });
+    expect(recordOf('organisation', own.ids.organisations)).toMatchObject({
+      emails: { data: [expect.objectContaining({ address: 'changed@example.com' })] },
+    });
+    expect(recordOf('quote', own.ids.quotes)).toMatchObject({ application: { contract_number: 'C-CHANGED' } });
+    expect(recordOf('user', own.user.id)).toMatchObject({ name: 'Changed Name' });
+    await seeded.expectEachRecordCurrent('v2', page);
+  });
+});
+
+describe('RECORD_CACHE_MB=0', () => {
+  let seeded: Awaited<ReturnType<typeof seededApp>>;
+
+  beforeAll(async () => {
+    seeded = await seededApp({ RECORD_CACHE_MB: '0' });
+  });
+  afterAll(async () => {
+    await seeded.t.close();
+  });
+
+  it('keeps nothing: every read of a page reads its records from their rows, and answers the same records', async () => {
+    const first = await seeded.feedPage();
+    const again = await seeded.feedPage();
+    expect(again.sql.filter((sql) => RECORD_ROWS.test(sql)).length).toBe(
+      first.sql.filter((sql) => RECORD_ROWS.test(sql)).length,
+    );
+    expect(again.sql.filter((sql) => RECORD_ROWS.test(sql)).length).toBeGreaterThan(0);
+    expect(again.page.data).toEqual(first.page.data);
+    expect(seeded.t.app.get(PresentedChanges).size).toBe(0);
+  });
+});
