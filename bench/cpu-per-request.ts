@@ -22,10 +22,12 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 /**
  * The service's RECORD_CACHE_MB: 0 (default), every feed page built from its rows; the default
- * size, a repeated page's records kept; a size below one page's records, every request a miss
- * that also keeps its records (what the cache costs a first read).
+ * size, a repeated page's records kept; a size below the records of the pages asked for in turn
+ * (`BENCH_FEED_PAGES`), every request a miss that also keeps its records (what the cache costs a
+ * first read).
  */
 const RECORD_CACHE_MB = process.env.BENCH_RECORD_CACHE_MB ?? '0';
+const FEED_PAGES = Number(process.env.BENCH_FEED_PAGES ?? 1);
 /** `BENCH_CPU_PARTS=page` or `feed`: measure only those (a profile of one kind of request). */
 const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed').split(',').map((part) => part.trim()));
 for (const part of PARTS) {
@@ -37,12 +39,22 @@ interface Measured {
   bytes: number;
 }
 
-/** `REQUESTS` GETs of `path`, `CONCURRENCY` at a time, after a warm-up; the server's CPU per request. */
-async function measure(server: RunningServer, path: string, headers: Record<string, string>): Promise<Measured> {
+/**
+ * `REQUESTS` GETs of `path` (of each path in turn, for several), `CONCURRENCY` at a time, after a
+ * warm-up; the server's CPU per request.
+ */
+async function measure(
+  server: RunningServer,
+  path: string | readonly string[],
+  headers: Record<string, string>,
+): Promise<Measured> {
+  const paths = typeof path === 'string' ? [path] : path;
+  let sent = 0;
   const get = async (): Promise<number> => {
-    const res = await fetch(`${server.url}${path}`, { headers });
+    const asked = paths[sent++ % paths.length] ?? '';
+    const res = await fetch(`${server.url}${asked}`, { headers });
     const body = await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`${server.name} ${path}: ${res.status} ${Buffer.from(body).toString()}`);
+    if (res.status !== 200) throw new Error(`${server.name} ${asked}: ${res.status} ${Buffer.from(body).toString()}`);
     return body.byteLength;
   };
   let bytes = 0;
@@ -56,6 +68,23 @@ async function measure(server: RunningServer, path: string, headers: Record<stri
     }),
   );
   return { cpuMsPerRequest: (cpuMs(pid) - before) / REQUESTS, bytes };
+}
+
+/**
+ * The feed pages asked for: the first page of 500 people, or with `BENCH_FEED_PAGES=<n>` the first
+ * n pages in turn (n times 500 distinct records: with a record cache smaller than them, every
+ * request is a miss).
+ */
+async function feedPaths(server: RunningServer, headers: Record<string, string>): Promise<string[]> {
+  const first = '/api/v2/changes?types=person&limit=500';
+  const paths = [first];
+  while (paths.length < FEED_PAGES) {
+    const res = await fetch(`${server.url}${paths.at(-1) ?? first}`, { headers });
+    const body = (await res.json()) as { meta: { next_cursor: string; has_more: boolean } };
+    if (!body.meta.has_more) throw new Error(`BENCH_FEED_PAGES=${FEED_PAGES}: the feed has ${paths.length} pages`);
+    paths.push(`${first}&cursor=${encodeURIComponent(body.meta.next_cursor)}`);
+  }
+  return paths;
 }
 
 async function main(): Promise<void> {
@@ -107,7 +136,7 @@ async function main(): Promise<void> {
       );
     }
     if (PARTS.has('feed')) {
-      const feed = await measure(service, '/api/v2/changes?types=person&limit=500', headers);
+      const feed = await measure(service, await feedPaths(service, headers), headers);
       rows.push(`| change feed, 500 people (service) | ${feed.cpuMsPerRequest.toFixed(2)} | ${feed.bytes} |`);
       summary.push(
         `Change feed: ${Math.round((500 * 1000) / feed.cpuMsPerRequest).toLocaleString('en')} records per CPU second of the service.`,
