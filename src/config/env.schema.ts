@@ -49,6 +49,14 @@ const wholeNumber = (min: number, max: number, unit = '') =>
 
 const positiveInt = (max: number) => wholeNumber(1, max);
 
+/** A cache's size in megabytes, 0 for none. */
+const cacheMegabytes = (cache: string, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: `must be a whole number of megabytes (0 turns the ${cache} off)` })
+    .transform(Number)
+    .refine((n) => n <= max, { error: `must be between 0 and ${max}` });
+
 /** Every environment variable the service reads. Unset and empty mean the same thing. */
 export const envSchema = z.object({
   PORT: z
@@ -78,18 +86,8 @@ export const envSchema = z.object({
     .optional(),
   /** A replica further behind the primary than this serves no reads until it catches up. */
   DATABASE_REPLICA_MAX_LAG_MS: positiveInt(600_000).default(1000),
-  PAGE_CACHE_MB: z
-    .string()
-    .regex(/^\d+$/, { error: 'must be a whole number of megabytes (0 turns the page cache off)' })
-    .transform(Number)
-    .refine((n) => n <= 4096, { error: 'must be between 0 and 4096' })
-    .default(16),
-  RECORD_CACHE_MB: z
-    .string()
-    .regex(/^\d+$/, { error: 'must be a whole number of megabytes (0 turns the record cache off)' })
-    .transform(Number)
-    .refine((n) => n <= 1024, { error: 'must be between 0 and 1024' })
-    .default(8),
+  PAGE_CACHE_MB: cacheMegabytes('page cache', 4096).default(16),
+  RECORD_CACHE_MB: cacheMegabytes('record cache', 1024).default(8),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: redisUrl.optional(),
   /** Prepended to every key the service writes in Redis: deployments sharing one Redis keep their budgets apart. */
