@@ -87,7 +87,8 @@ export const envSchema = z.object({
   /** A replica further behind the primary than this serves no reads until it catches up. */
   DATABASE_REPLICA_MAX_LAG_MS: positiveInt(600_000).default(1000),
   PAGE_CACHE_MB: cacheMegabytes('page cache', 4096).default(16),
-  RECORD_CACHE_MB: cacheMegabytes('record cache', 1024).default(8),
+  // On the heap, under the start script's cap (144 MiB): a few times the default at most.
+  RECORD_CACHE_MB: cacheMegabytes('record cache', 64).default(8),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: redisUrl.optional(),
   /** Prepended to every key the service writes in Redis: deployments sharing one Redis keep their budgets apart. */

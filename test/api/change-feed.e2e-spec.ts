@@ -594,6 +594,9 @@ describe('change feed', () => {
       );
       return { entries: body.data.length, queries: sql.length };
     }
+    // Limit 1 first: the larger page then has records to read from their rows (all but the one
+    // kept by the first read), so both pay the batches; read the other way round, the second
+    // page's one record would be kept, and its batches rightly skipped.
     const one = await queriesFor('1');
     const many = await queriesFor('500');
     expect(one.entries).toBe(1);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PresentedChanges } from '../../src/changes/presented-changes.js';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
@@ -38,9 +39,9 @@ async function seededApp(env: Record<string, string> = {}) {
     });
     return { status: res.statusCode, body: res.json<unknown>() };
   };
-  /** One feed page from the beginning, and the statements reading it took. */
-  const feedPage = async (version: Version = 'v2') => {
-    const { result, sql } = await withStatements(t.dataSource, () => read(version, 'changes?limit=500'));
+  /** One feed page (from the beginning unless `path` says), and the statements reading it took. */
+  const feedPage = async (version: Version = 'v2', path = 'changes?limit=500') => {
+    const { result, sql } = await withStatements(t.dataSource, () => read(version, path));
     expect(result.status).toBe(200);
     return { page: result.body as FeedPage, sql };
   };
@@ -136,5 +137,44 @@ describe('RECORD_CACHE_MB=0', () => {
     expect(again.sql.filter((sql) => RECORD_ROWS.test(sql)).length).toBeGreaterThan(0);
     expect(again.page.data).toEqual(first.page.data);
     expect(seeded.t.app.get(PresentedChanges).size).toBe(0);
+  });
+});
+
+describe('RECORD_CACHE_MB=1, fewer records than two pages', () => {
+  let seeded: Awaited<ReturnType<typeof seededApp>>;
+
+  beforeAll(async () => {
+    seeded = await seededApp({ RECORD_CACHE_MB: '1' });
+    const enterpriseId = seeded.own.enterpriseId;
+    await importFixture(seeded.t, {
+      people: Array.from({ length: 900 }, (_, n) => ({
+        id: randomUUID(),
+        enterprise_id: enterpriseId,
+        first_name: `Many${n}`,
+        last_name: 'Kept',
+        phone_numbers: [{ id: randomUUID(), type: 'mobile', number: `0400 000 ${String(n).padStart(3, '0')}` }],
+        emails: [{ id: randomUUID(), address: `many${n}@example.com` }],
+        addresses: [{ id: randomUUID(), type: 'home', line1: `${n} Main St`, suburb: 'Sydney' }],
+      })),
+    });
+  });
+  afterAll(async () => {
+    await seeded.t.close();
+  });
+
+  it('lets the least recently read go, and answers every page as it did when nothing was kept', async () => {
+    const pages = ['changes?types=person&limit=500'];
+    const first = await seeded.feedPage('v2', pages[0]);
+    pages.push(`changes?types=person&limit=500&cursor=${encodeURIComponent(first.page.meta.next_cursor)}`);
+    const firstReads = [first.page.data, (await seeded.feedPage('v2', pages[1])).page.data];
+    const kept = seeded.t.app.get(PresentedChanges).size;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(firstReads.flat().length);
+    for (let round = 0; round < 2; round++) {
+      for (const [n, path] of pages.entries()) {
+        expect((await seeded.feedPage('v2', path)).page.data).toEqual(firstReads[n]);
+      }
+    }
+    expect(seeded.t.app.get(PresentedChanges).size).toBeLessThan(firstReads.flat().length);
   });
 });

@@ -4,17 +4,25 @@ import { createServer } from 'node:net';
 /**
  * The kernel hands out ports from this range to outgoing connections (PostgreSQL, Redis and HTTP
  * clients of every Jest worker) and to `listen(0)`: a port picked there and freed again may be
- * taken by someone's next connection before the service binds it. Ports below it are taken only
- * by an explicit listen.
+ * taken by someone's next connection before the service binds it. Ports outside it are taken
+ * only by an explicit listen.
  */
-function ephemeralRangeStart() {
+export function ephemeralRange() {
   try {
-    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
-    const start = Number(low);
-    return Number.isInteger(start) && start > 11_000 ? start : 32_768;
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return { low, high };
   } catch {
-    return 32_768;
+    // Not Linux: the IANA dynamic range, which most other systems use.
   }
+  return { low: 49_152, high: 65_535 };
+}
+
+/** Where to pick from: below the kernel's range when there is room, else above it. */
+function pickRange() {
+  const { low, high } = ephemeralRange();
+  if (low > 11_000) return { from: 10_000, to: low };
+  if (high < 64_000) return { from: high + 1, to: 65_536 };
+  return undefined;
 }
 
 function bindable(port) {
@@ -30,13 +38,13 @@ function bindable(port) {
 
 /**
  * A loopback port nobody listens on right now, for a process that is about to bind it: a random
- * one below the kernel's range for outgoing connections, so that no client socket can take it in
- * the meantime (the OS's choice when none of those is free).
+ * one outside the kernel's range for outgoing connections, so that no client socket can take it in
+ * the meantime (the OS's choice when there is no room outside it).
  */
 export async function freePort() {
-  const end = ephemeralRangeStart();
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = await bindable(10_000 + Math.floor(Math.random() * (end - 10_000)));
+  const range = pickRange();
+  for (let attempt = 0; range && attempt < 20; attempt++) {
+    const port = await bindable(range.from + Math.floor(Math.random() * (range.to - range.from)));
     if (port) return port;
   }
   const port = await bindable(0);

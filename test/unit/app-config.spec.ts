@@ -89,7 +89,7 @@ describe('configuration', () => {
       { RECORD_CACHE_MB: '-1' },
       'Invalid configuration: RECORD_CACHE_MB must be a whole number of megabytes (0 turns the record cache off).',
     ],
-    [{ RECORD_CACHE_MB: '2048' }, 'Invalid configuration: RECORD_CACHE_MB must be between 0 and 1024.'],
+    [{ RECORD_CACHE_MB: '65' }, 'Invalid configuration: RECORD_CACHE_MB must be between 0 and 64.'],
     [{ DATABASE_LOCK_TIMEOUT_MS: '0' }, 'Invalid configuration: DATABASE_LOCK_TIMEOUT_MS must be between 1 and 60000.'],
     [
       { DATABASE_POOL_MAX_PER_ENTERPRISE: 'half' },
