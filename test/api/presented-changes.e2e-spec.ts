@@ -5,7 +5,10 @@ import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { resourceOfType } from '../../src/resources/tenant-resources.js';
 import { apiHeaders, importFixture, loginToken } from '../helpers/fixtures.js';
 import { withStatements } from '../helpers/statements.js';
+import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
 import { createTestApp } from '../helpers/test-app.js';
+import { createLead, enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { twoTenants } from '../helpers/two-tenants.js';
 
 type Version = 'v1' | 'v2';
@@ -176,5 +179,41 @@ describe('RECORD_CACHE_MB=1, fewer records than two pages', () => {
       }
     }
     expect(seeded.t.app.get(PresentedChanges).size).toBeLessThan(firstReads.flat().length);
+  });
+});
+
+describe('webhook deliveries share the records the feed presented', () => {
+  it.each([
+    ['8', 'the kept record: the round read no rows of it'],
+    ['0', 'the row as it is now'],
+  ])('RECORD_CACHE_MB=%s: a delivery after a feed read carries %s', async (megabytes) => {
+    const t = await createTestApp({
+      RECORD_CACHE_MB: megabytes,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: '20',
+    });
+    const receiver = new WebhookReceiver();
+    const worker = t.app.get(WebhookDeliveryWorker);
+    try {
+      const { headers } = await enterpriseWithEndpoint(t, { url: `${await receiver.start()}/hooks` });
+      const id = await createLead(t, headers, 'As presented');
+      const feed = await t.app.inject({ method: 'GET', url: '/api/v2/changes?types=lead', headers });
+      expect(feed.json<FeedPage>().data.map((entry) => entry.record?.title)).toEqual(['As presented']);
+      // A write that bypasses the triggers (the operators' guide says to restart after one):
+      // the entry stays where it was, so only a reader that reads the row again can see it.
+      await t.dataSource.transaction(async (manager) => {
+        await manager.query(`SET LOCAL session_replication_role = replica`);
+        await manager.query(`UPDATE leads SET title = 'Behind the triggers' WHERE id = $1`, [id]);
+      });
+      worker.start();
+      await receiver.waitFor(() => receiver.accepted().length > 0);
+      const event = JSON.parse(receiver.accepted()[0]?.body ?? '{}') as { data: Entry };
+      expect(event.data.id).toBe(id);
+      expect(event.data.record?.title).toBe(megabytes === '0' ? 'Behind the triggers' : 'As presented');
+    } finally {
+      await worker.stop();
+      await receiver.stop();
+      await t.close();
+    }
   });
 });
