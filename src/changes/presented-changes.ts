@@ -23,6 +23,12 @@ function estimatedBytes(value: unknown): number {
   return bytes;
 }
 
+function recordsOf(found: RecordsByType, type: ChangeType): Map<string, unknown> {
+  let ofType = found.get(type);
+  if (!ofType) found.set(type, (ofType = new Map<string, unknown>()));
+  return ofType;
+}
+
 /**
  * The records of change-log entries, presented once per change and shared by every reader of
  * that change: each consumer of the change feed and each webhook endpoint of an enterprise reads
@@ -70,9 +76,7 @@ export class PresentedChanges {
       const key = `${enterpriseId} ${row.record_type} ${row.record_id} ${row.xid} ${row.seq}`;
       const record = this.kept?.get(key);
       if (record !== undefined) {
-        let ofType = found.get(row.record_type);
-        if (!ofType) found.set(row.record_type, (ofType = new Map<string, unknown>()));
-        ofType.set(row.record_id, record);
+        recordsOf(found, row.record_type).set(row.record_id, record);
         continue;
       }
       keys.set(`${row.record_type} ${row.record_id}`, key);
@@ -82,8 +86,7 @@ export class PresentedChanges {
     }
     const loaded = await loadChangedRecords(db, this.cipher, enterpriseId, missing);
     for (const [type, records] of loaded) {
-      let ofType = found.get(type);
-      if (!ofType) found.set(type, (ofType = new Map<string, unknown>()));
+      const ofType = recordsOf(found, type);
       for (const [id, record] of records) {
         ofType.set(id, record);
         const key = keys.get(`${type} ${id}`);
