@@ -39,17 +39,23 @@ export class FieldCipher {
     return `${PREFIX}:${this.current.id}:${packed}`;
   }
 
+  /**
+   * Read without splitting the stored form or concatenating the output: a list page decrypts a
+   * name per row. GCM's final() only checks the tag (it never returns bytes).
+   */
   decrypt(stored: string): string {
-    const parts = stored.split(':');
-    if (parts.length !== 4 || `${parts[0]}:${parts[1]}` !== PREFIX) throw new DecryptionError();
-    const key = this.byId.get(parts[2] ?? '');
+    const idEnd = stored.indexOf(':', PREFIX.length + 1);
+    if (!stored.startsWith(`${PREFIX}:`) || idEnd < 0 || stored.includes(':', idEnd + 1)) throw new DecryptionError();
+    const key = this.byId.get(stored.slice(PREFIX.length + 1, idEnd));
     if (!key) throw new DecryptionError();
-    const raw = Buffer.from(parts[3] ?? '', 'base64');
+    const raw = Buffer.from(stored.slice(idEnd + 1), 'base64');
     if (raw.length < IV_BYTES + TAG_BYTES) throw new DecryptionError();
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
       decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+      const plain = decipher.update(raw.subarray(IV_BYTES + TAG_BYTES));
+      decipher.final();
+      return plain.toString('utf8');
     } catch {
       throw new DecryptionError();
     }

@@ -33,6 +33,16 @@ describe('FieldCipher', () => {
     expect(() => new FieldCipher([NEW]).decrypt(stored)).toThrow(DecryptionError);
   });
 
+  it('refuses a value written right but with another prefix, an empty key id or a fifth part', () => {
+    const cipher = new FieldCipher([NEW]);
+    const stored = cipher.encrypt('Jane');
+    const [, , id, packed] = stored.split(':');
+    expect(cipher.decrypt(`enc:v1:${id}:${packed}`)).toBe('Jane');
+    for (const altered of [`enc:v2:${id}:${packed}`, `enc:v1::${packed}`, `${stored}:extra`, `x${stored}`]) {
+      expect(() => cipher.decrypt(altered)).toThrow(DecryptionError);
+    }
+  });
+
   it('detects tampering (GCM tag)', () => {
     const cipher = new FieldCipher([NEW]);
     const stored = cipher.encrypt('Jane');
