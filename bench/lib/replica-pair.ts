@@ -79,11 +79,14 @@ export class ReplicaPair {
     return pair;
   }
 
-  protected static async places(): Promise<[string, number, number, { uid: number; gid: number } | undefined]> {
+  /** A data folder and two ports; `pickPort` as the caller picks free ports (a test suite's own way). */
+  protected static async places(
+    pickPort: () => Promise<number> = freePort,
+  ): Promise<[string, number, number, { uid: number; gid: number } | undefined]> {
     const dir = mkdtempSync(join(tmpdir(), 'replica-pair-'));
     const user = serverUser();
     if (user) chownSync(dir, user.uid, user.gid);
-    return [dir, await freePort(), await freePort(), user];
+    return [dir, await pickPort(), await pickPort(), user];
   }
 
   protected async init(extraSettings: readonly string[]): Promise<void> {

@@ -1,4 +1,5 @@
 import { ReplicaPair } from '../../bench/lib/replica-pair.js';
+import { freePort } from './free-port.mjs';
 import { startPgBouncer, type RunningPgBouncer } from './pgbouncer.mjs';
 import { replicaToolsMissing } from './replica-tools.mjs';
 
@@ -15,7 +16,8 @@ export class ReplicaCluster extends ReplicaPair {
   static override async start(): Promise<ReplicaCluster> {
     const missing = replicaToolsMissing();
     if (missing) throw new Error(`The replica tests need ${missing}`);
-    const cluster = new ReplicaCluster(...(await ReplicaPair.places()));
+    // Ports outside the kernel's range for outgoing connections, as every spawned server of the suites.
+    const cluster = new ReplicaCluster(...(await ReplicaPair.places(freePort)));
     await cluster.init([]);
     try {
       cluster.bouncer = await startPgBouncer(
