@@ -73,13 +73,15 @@ export class PresentedChanges {
     const keys = new Map<string, string>();
     for (const row of rows) {
       if (row.action !== 'upserted') continue;
-      const key = `${enterpriseId} ${row.record_type} ${row.record_id} ${row.xid} ${row.seq}`;
-      const record = this.kept?.get(key);
-      if (record !== undefined) {
-        recordsOf(found, row.record_type).set(row.record_id, record);
-        continue;
+      if (this.kept) {
+        const key = `${enterpriseId} ${row.record_type} ${row.record_id} ${row.xid} ${row.seq}`;
+        const record = this.kept.get(key);
+        if (record !== undefined) {
+          recordsOf(found, row.record_type).set(row.record_id, record);
+          continue;
+        }
+        keys.set(`${row.record_type} ${row.record_id}`, key);
       }
-      keys.set(`${row.record_type} ${row.record_id}`, key);
       const ids = missing.get(row.record_type);
       if (ids) ids.push(row.record_id);
       else missing.set(row.record_type, [row.record_id]);
@@ -89,8 +91,8 @@ export class PresentedChanges {
       const ofType = recordsOf(found, type);
       for (const [id, record] of records) {
         ofType.set(id, record);
-        const key = keys.get(`${type} ${id}`);
-        if (key !== undefined && this.kept && typeof record === 'object' && record !== null) this.kept.set(key, record);
+        const key = this.kept && keys.get(`${type} ${id}`);
+        if (key && typeof record === 'object' && record !== null) this.kept?.set(key, record);
       }
     }
     return found;
