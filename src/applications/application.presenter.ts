@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 export interface ApplicationRow {
   id: string;
   enterprise_id: string;
@@ -44,7 +45,7 @@ export function presentApplication(row: ApplicationRow): ApplicationRecord {
     financier: row.financier,
     total_finance_amount: row.total_finance_amount,
     crm_deal_id: row.crm_deal_id,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }

@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import type { DataSource } from 'typeorm';
 import { oneQueryAtATime } from '../database/sql.js';
 import { comparePositions, positionOf, readChangeLog, readHorizon } from './change-log.queries.js';
@@ -48,7 +49,7 @@ export async function readChangeSlice(
           type: row.record_type,
           id: row.record_id,
           action: record === undefined ? 'removed' : 'upserted',
-          changed_at: row.changed_at.toISOString(),
+          changed_at: isoTimestamp(row.changed_at),
           record: record ?? null,
         },
       };

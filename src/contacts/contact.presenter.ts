@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import { upperFirst } from './labels.js';
 
 /** Columns of the nested contact rows, as their loaders select them (plus the owner id). */
@@ -81,8 +82,8 @@ export function presentPhoneNumber(row: PhoneNumberRow): PhoneNumberRecord {
     type: upperFirst(row.type),
     number: row.number,
     is_primary: row.is_primary === 1,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }
 
@@ -91,8 +92,8 @@ export function presentEmail(row: EmailRow): EmailRecord {
     id: row.id,
     address: row.address,
     is_primary: row.is_primary === 1,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }
 
@@ -108,7 +109,7 @@ export function presentAddress(row: AddressRow): AddressRecord {
     suburb: row.suburb,
     state: row.state,
     postcode: row.postcode,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }

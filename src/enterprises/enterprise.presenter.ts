@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 export interface EnterpriseRow {
   id: string;
   name: string;
@@ -19,7 +20,7 @@ export function presentEnterprise(row: EnterpriseRow): EnterpriseRecord {
     id: row.id,
     name: row.name,
     is_active: row.is_active === 1,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }

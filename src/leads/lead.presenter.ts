@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import { columnsOf } from '../database/entity-columns.js';
 import { Lead } from './lead.entity.js';
 export interface LeadRow {
@@ -46,7 +47,7 @@ export function presentLead(row: LeadRow): LeadRecord {
     description: row.description,
     person_name: row.person_name,
     organisation_name: row.organisation_name,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }

@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import type { ContactCollections } from '../contacts/contact.presenter.js';
 import { allColumnsOf } from '../database/entity-columns.js';
 import { Organisation } from './organisation.entity.js';
@@ -90,8 +91,8 @@ export function presentOrganisation(row: OrganisationRow, contacts: ContactColle
     employees_count: row.employees_count,
     industry: row.industry,
     website: row.website,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
     phone_numbers: contacts.phone_numbers,
     emails: contacts.emails,
     addresses: contacts.addresses,

@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import { capitaliseWords, upperFirst } from '../contacts/labels.js';
 import type { Collection, ContactCollections } from '../contacts/contact.presenter.js';
 import { allColumnsOf } from '../database/entity-columns.js';
@@ -81,8 +82,8 @@ export function presentFinancial(row: FinancialRow): FinancialRecord {
     type: upperFirst(row.type),
     amount: row.amount,
     category: row.category === null ? null : capitaliseWords(row.category),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }
 
@@ -115,8 +116,8 @@ export function presentPerson(
     dependents_ages: row.dependents_ages,
     marital_status: row.marital_status,
     residency_status: row.residency_status,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
     phone_numbers: contacts.phone_numbers,
     emails: contacts.emails,
     addresses: contacts.addresses,

@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import type { ApplicationRecord } from '../applications/application.presenter.js';
 
 export interface QuoteRow {
@@ -26,7 +27,7 @@ export function presentQuote(row: QuoteRow, application: ApplicationRecord | nul
     id: row.id,
     enterprise_id: row.enterprise_id,
     ...(application === undefined ? {} : { application }),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }

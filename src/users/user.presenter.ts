@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import { columnsOf } from '../database/entity-columns.js';
 import { User } from './user.entity.js';
 export interface UserRow {
@@ -26,7 +27,7 @@ export function presentUser(row: UserRow): UserRecord {
     name: row.name,
     email: row.email,
     is_active: row.is_active === 1,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }

@@ -1,3 +1,4 @@
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 /** A webhook endpoint as the API answers it; `secret` only in the answers that make one. */
 export interface WebhookEndpointRecord {
   id: string;
@@ -36,8 +37,8 @@ export function presentWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint
     description: row.description,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
   };
 }
 
@@ -62,5 +63,5 @@ export const DELIVERY_COLUMNS =
   'id, webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, created_at';
 
 export function presentWebhookDelivery(row: WebhookDeliveryRow): WebhookDeliveryRecord {
-  return { ...row, created_at: row.created_at.toISOString() };
+  return { ...row, created_at: isoTimestamp(row.created_at) };
 }
