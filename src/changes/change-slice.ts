@@ -1,5 +1,5 @@
-import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import type { DataSource } from 'typeorm';
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import { oneQueryAtATime } from '../database/sql.js';
 import { comparePositions, positionOf, readChangeLog, readHorizon } from './change-log.queries.js';
 import type { ChangeEntry, ChangePosition, ChangeType } from './change-types.js';

@@ -1,4 +1,5 @@
 import { isoTimestamp } from '../common/http/iso-timestamp.js';
+
 export interface EnterpriseRow {
   id: string;
   name: string;

@@ -1,5 +1,5 @@
-import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import type { ApplicationRecord } from '../applications/application.presenter.js';
+import { isoTimestamp } from '../common/http/iso-timestamp.js';
 
 export interface QuoteRow {
   id: string;

@@ -1,4 +1,5 @@
 import { isoTimestamp } from '../common/http/iso-timestamp.js';
+
 /** A webhook endpoint as the API answers it; `secret` only in the answers that make one. */
 export interface WebhookEndpointRecord {
   id: string;
