@@ -1,6 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { chromiumInstalled } from './test/helpers/chromium.mjs';
+import { buildArgv } from 'jest-cli';
 import { replicaToolsMissing } from './test/helpers/replica-tools.mjs';
+import { groupIgnorePatterns, wholeRun } from './test/helpers/test-groups.mjs';
+
+// Run without test paths, the short files of test/unit, api, cli and e2e load a few at a time
+// through the entries under test/groups/ (test/helpers/test-groups.mjs says why); given paths or
+// patterns, each file runs on its own.
+const whole = wholeRun(await buildArgv(process.argv.slice(2)));
 
 /** @type {import('jest').Config} */
 export default {
@@ -8,13 +15,14 @@ export default {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   rootDir: '.',
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.group-spec.ts'],
   // Suites that need a Redis server run only when REDIS_URL says there is one, those that need a
   // real PostgreSQL server (killing connections) only with DATABASE_URL, the browser suite
   // only where chromium is installed, and the replica suites only where PostgreSQL's binaries and
   // pgbouncer are (global setup says so; .ci/run provides all four).
   testPathIgnorePatterns: [
     '/node_modules/',
+    ...groupIgnorePatterns(whole),
     ...(process.env.REDIS_URL ? [] : ['<rootDir>/test/redis/']),
     ...(process.env.DATABASE_URL ? [] : ['<rootDir>/test/postgres/']),
     ...(chromiumInstalled() ? [] : ['<rootDir>/test/browser/']),

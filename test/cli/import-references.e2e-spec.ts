@@ -64,18 +64,6 @@ let database: TestDatabase;
 let dataSource: DataSource;
 let keys: ForeignKeyFact[];
 
-beforeAll(async () => {
-  database = await acquireTestDatabase();
-  dataSource = await openDataSource(database);
-  const outcome = await importDocument(dataSource, cipher, doc);
-  if (!outcome.ok) throw new Error(`fixture rejected:\n${outcome.problems.join('\n')}`);
-  keys = await foreignKeys(dataSource);
-});
-afterAll(async () => {
-  await dataSource.destroy();
-  await database.release();
-});
-
 /** The fixture's first record of a section (the own tenant's): re-importing it is an update. */
 function firstRecord(section: string): Row {
   const [record] = doc[section] ?? [];
@@ -169,6 +157,18 @@ async function snapshot(): Promise<string> {
 }
 
 describe('import reference checks, from the schema’s foreign keys', () => {
+  beforeAll(async () => {
+    database = await acquireTestDatabase();
+    dataSource = await openDataSource(database);
+    const outcome = await importDocument(dataSource, cipher, doc);
+    if (!outcome.ok) throw new Error(`fixture rejected:\n${outcome.problems.join('\n')}`);
+    keys = await foreignKeys(dataSource);
+  });
+  afterAll(async () => {
+    await dataSource.destroy();
+    await database.release();
+  });
+
   it('every reference a file can give is reported at its path, and nothing is written', async () => {
     const cases = await referenceCases();
     // The derivation must find the references the format is known to have, so it cannot find none.

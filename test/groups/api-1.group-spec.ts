@@ -1,0 +1,3 @@
+import { importGroup } from '../helpers/test-groups.mjs';
+
+await importGroup('api', 1);
