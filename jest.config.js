@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { chromiumInstalled } from './test/helpers/chromium.mjs';
 import { buildArgv } from 'jest-cli';
+import { chromiumInstalled } from './test/helpers/chromium.mjs';
 import { replicaToolsMissing } from './test/helpers/replica-tools.mjs';
 import { groupIgnorePatterns, wholeRun } from './test/helpers/test-groups.mjs';
 
