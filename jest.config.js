@@ -38,8 +38,8 @@ export default {
   globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.mjs',
   testTimeout: 60000,
-  // Jest's default (one worker fewer than the cores) is one worker on a two-core machine, and one
-  // worker runs every file in band, leaving the second core to spawned processes alone. Two
-  // workers keep both cores busy; each gets its own embedded server (global setup).
-  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // One worker more than the cores: the process suites spend much of their time waiting for the
+  // services, CLI commands and installs they start, and a third worker on two cores runs other
+  // files meanwhile (docs/decisions/0112). Each worker gets its own embedded server (global setup).
+  maxWorkers: availableParallelism() + 1,
 };
