@@ -23,11 +23,12 @@ function ignoredInWholeRun(path: string): boolean {
 
 /**
  * What a file may not do when it shares a registry with others: hooks or tests outside a
- * `describe` (they would wrap every file of its group) and a top-level `await` (collection
- * would start its application while the files before it are still to run).
+ * `describe`, `apiSuite` (whose hooks go where it is called) included, since they would wrap every
+ * file of its group; and a top-level `await` (collection would start its application while the
+ * files before it are still to run).
  */
 const OUTSIDE_DESCRIBE =
-  /^(beforeAll|afterAll|beforeEach|afterEach|it|test)(\.each)?\(|^(const|let|var) [^=]+= await |^await /m;
+  /^(beforeAll|afterAll|beforeEach|afterEach|it|test|apiSuite)(\.each)?\(|^(const|let|var) [^=]+= (await |apiSuite\()|^await /m;
 
 describe('the test groups of a whole run', () => {
   it.each(GROUPED_FOLDERS)('load every spec file of test/%s exactly once, those that run alone apart', (folder) => {
@@ -56,9 +57,10 @@ describe('the test groups of a whole run', () => {
     expect(offending).toEqual([]);
   });
 
-  it('tell a file that does not belong (a root-level hook, a top-level await)', () => {
+  it('tell a file that does not belong (a root-level hook or apiSuite, a top-level await)', () => {
     expect(OUTSIDE_DESCRIBE.test("import x from 'y';\nbeforeAll(async () => {});\n")).toBe(true);
     expect(OUTSIDE_DESCRIBE.test('const t: TestApp = await createTestApp();\n')).toBe(true);
+    expect(OUTSIDE_DESCRIBE.test('const suite = apiSuite({ login: false });\n')).toBe(true);
     expect(OUTSIDE_DESCRIBE.test("describe('x', () => {\n  beforeAll(async () => {});\n});\n")).toBe(false);
   });
 
