@@ -105,10 +105,12 @@ describe('the import command as a process', () => {
     return { cli, pipe, output: () => output };
   }
 
-  it('runs in a child Node process with a larger young generation, and ends with its status', async () => {
+  it('runs in a child Node process with a larger young generation and a bounded heap growth, and ends with its status', async () => {
     const { cli, pipe, output } = startImport('flags');
     const child = await childOf(cli.pid as number, output);
-    expect(child.args).toEqual(expect.arrayContaining(['--max-semi-space-size=32', CLI, 'import', pipe]));
+    expect(child.args).toEqual(
+      expect.arrayContaining(['--max-semi-space-size=32', '--heap-growing-percent=150', CLI, 'import', pipe]),
+    );
     // Opening the pipe waits for its reader: not on this thread, which must go on.
     await writeFile(pipe, '{"people":[]}');
     const [code] = (await once(cli, 'exit')) as [number | null];
