@@ -14,9 +14,17 @@ export const IMPORT_NODE_FLAGS = ['--max-semi-space-size=32', '--heap-growing-pe
 /** The commands that run in a Node process of their own given `IMPORT_NODE_FLAGS`. */
 const BULK_COMMANDS = new Set(['import']);
 
-function hasFlags(): boolean {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  return given.some((flag) => flag.startsWith('--max-semi-space-size'));
+const flagName = (flag: string): string => flag.split('=')[0] ?? flag;
+
+/**
+ * The import's flags this process was not started with: one given on node's command line or in
+ * `NODE_OPTIONS` is the operator's choice and is kept.
+ */
+function missingFlags(): string[] {
+  const given = new Set(
+    [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((flag) => flagName(flag)),
+  );
+  return IMPORT_NODE_FLAGS.filter((flag) => !given.has(flagName(flag)));
 }
 
 /**
@@ -24,7 +32,7 @@ function hasFlags(): boolean {
  * streams and environment; a signal sent to this process is passed on, and it ends as the
  * child did (its status, or the signal that ended it).
  */
-function runWithFlags(): Promise<never> {
+function runWithFlags(flags: readonly string[]): Promise<never> {
   const script = process.argv[1] ?? '';
   // Listening before the child starts: a signal that arrives while it is being started is then
   // handled once spawn has returned (handlers run on a later turn of the event loop, when `child`
@@ -35,7 +43,7 @@ function runWithFlags(): Promise<never> {
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const signal of signals) process.on(signal, forward);
-  const child = spawn(process.execPath, [...process.execArgv, ...IMPORT_NODE_FLAGS, script, ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, [...process.execArgv, ...flags, script, ...process.argv.slice(2)], {
     stdio: 'inherit',
   });
   return new Promise<never>((_, fail) => {
@@ -48,5 +56,6 @@ function runWithFlags(): Promise<never> {
   });
 }
 
-if (BULK_COMMANDS.has(process.argv[2] ?? '') && !hasFlags()) await runWithFlags();
+const missing = BULK_COMMANDS.has(process.argv[2] ?? '') ? missingFlags() : [];
+if (missing.length > 0) await runWithFlags(missing);
 else await (await import('./cli-process.js')).runThisProcess();

@@ -91,10 +91,13 @@ describe('the import command as a process', () => {
   });
 
   /** Starts `import` of a named pipe: the import waits for the pipe's text until the test writes it. */
-  function startImport(name: string): { cli: ChildProcess; pipe: string; output: () => string } {
+  function startImport(
+    name: string,
+    nodeFlags: readonly string[] = [],
+  ): { cli: ChildProcess; pipe: string; output: () => string } {
     const pipe = join(dir, `${name}.json`);
     execFileSync('mkfifo', [pipe]);
-    const cli = spawn(process.execPath, [CLI, 'import', pipe], {
+    const cli = spawn(process.execPath, [...nodeFlags, CLI, 'import', pipe], {
       env: { PATH: process.env.PATH ?? '', TZ: 'UTC', APP_KEY: TEST_APP_KEY, ...database.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -112,6 +115,27 @@ describe('the import command as a process', () => {
       expect.arrayContaining(['--max-semi-space-size=32', '--heap-growing-percent=150', CLI, 'import', pipe]),
     );
     // Opening the pipe waits for its reader: not on this thread, which must go on.
+    await writeFile(pipe, '{"people":[]}');
+    const [code] = (await once(cli, 'exit')) as [number | null];
+    expect(output()).toContain('people: 0 (0 created, 0 updated, 0 unchanged)');
+    expect(code).toBe(0);
+  });
+
+  it("keeps a flag the operator gave and adds only the missing one to the child's", async () => {
+    const { cli, pipe, output } = startImport('one-flag', ['--heap-growing-percent=120']);
+    const child = await childOf(cli.pid as number, output);
+    expect(child.args).toEqual(expect.arrayContaining(['--heap-growing-percent=120', '--max-semi-space-size=32']));
+    expect(child.args).not.toContain('--heap-growing-percent=150');
+    await writeFile(pipe, '{"people":[]}');
+    const [code] = (await once(cli, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+
+  it('runs in the first process when every flag is given', async () => {
+    const { cli, pipe, output } = startImport('all-flags', ['--heap-growing-percent=120', '--max-semi-space-size=24']);
+    // Until the pipe is written the import waits in the process that was started.
+    await new Promise((done) => setTimeout(done, 1_000));
+    expect(childrenOf(cli.pid as number)).toEqual([]);
     await writeFile(pipe, '{"people":[]}');
     const [code] = (await once(cli, 'exit')) as [number | null];
     expect(output()).toContain('people: 0 (0 created, 0 updated, 0 unchanged)');
