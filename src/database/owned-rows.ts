@@ -1,4 +1,5 @@
 import { selectRows, type SqlExecutor } from './sql.js';
+import { uuidArray } from './uuid-array.js';
 
 /**
  * Runs one query for the child rows of many owners and groups them by owner, keeping the
@@ -12,7 +13,7 @@ export async function selectOwnedRows<T extends object>(
 ): Promise<Map<string, T[]>> {
   const grouped = new Map<string, T[]>();
   if (ownerIds.length === 0) return grouped;
-  const rows = await selectRows<T & { owner_id: string }>(executor, sql, [ownerIds]);
+  const rows = await selectRows<T & { owner_id: string }>(executor, sql, [uuidArray(ownerIds)]);
   for (const row of rows) {
     const list = grouped.get(row.owner_id);
     if (list) list.push(row);

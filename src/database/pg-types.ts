@@ -24,12 +24,21 @@ function digits(text: string, start: number, count: number): number {
 }
 
 /**
+ * The last value read by the fast path, and its instant: rows written in one transaction (an
+ * import, a record created with its nested rows) share their timestamps, so a page of them reads
+ * the same text over and over. Each read still gets a Date of its own (Dates are mutable).
+ */
+let lastText = '';
+let lastMs = 0;
+
+/**
  * A `timestamptz` as PostgreSQL writes it in the ISO date style (`2025-01-01 09:30:00.123+10`,
  * `+05:30`, fractions optional), read without a regular expression: every list answer reads a
  * few of them per row. Gives the same Date as pg's own parser (which reads anything else: BC
  * years, infinity, years before 100 or past 9999).
  */
 export function parseTimestamptz(text: string): Date | number | null {
+  if (text === lastText) return new Date(lastMs);
   const year = digits(text, 0, 4);
   if (
     year < 100 ||
@@ -61,8 +70,8 @@ export function parseTimestamptz(text: string): Date | number | null {
   const offsetHours = digits(text, at + 1, 2);
   let offsetSeconds = offsetHours * 3600;
   at += 3;
-  for (const unit of [60, 1]) {
-    if (at === text.length) break;
+  // Minutes, then seconds, of the offset, each written only when it or the next is not zero.
+  for (let unit = 60; unit >= 1 && at < text.length; unit /= 60) {
     const part = text.charCodeAt(at) === 58 ? digits(text, at + 1, 2) : -1;
     if (part < 0) return parseTimestamptzSlowly(text);
     offsetSeconds += part * unit;
@@ -70,7 +79,9 @@ export function parseTimestamptz(text: string): Date | number | null {
   }
   if (offsetHours < 0 || at !== text.length) return parseTimestamptzSlowly(text);
   const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  return new Date(utc - (sign === 45 ? -1 : 1) * offsetSeconds * 1000);
+  lastText = text;
+  lastMs = utc - (sign === 45 ? -1 : 1) * offsetSeconds * 1000;
+  return new Date(lastMs);
 }
 
 pg.types.setTypeParser(TIMESTAMPTZ_OID, parseTimestamptz);

@@ -1,4 +1,5 @@
 import { selectRows, type SqlExecutor } from '../database/sql.js';
+import { uuidArray } from '../database/uuid-array.js';
 import {
   countForEnterprise,
   newestFirst,
@@ -103,7 +104,7 @@ export function tenantTableRows<Row extends { enterprise_id: string | null }>(sp
     },
     async rowsByIds(db, ids, enterpriseId) {
       if (ids.length === 0) return [];
-      return selectRows<Row>(db, byIds, [[...new Set(ids)], enterpriseId]);
+      return selectRows<Row>(db, byIds, [uuidArray([...new Set(ids)]), enterpriseId]);
     },
   };
 }
@@ -145,7 +146,7 @@ export function memberRows<Row>(columns: string): RowSource<Row> {
         db,
         `SELECT ${columns} FROM users u JOIN memberships m ON m.user_id = u.id
           WHERE u.id = ANY($1::uuid[]) AND m.enterprise_id = $2`,
-        [[...new Set(ids)], enterpriseId],
+        [uuidArray([...new Set(ids)]), enterpriseId],
       );
     },
   };

@@ -57,6 +57,32 @@ describe('the timestamptz parser', () => {
     );
   });
 
+  it('reads a value repeated among others as pg does, each time into a Date of its own', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.constantFrom('2025-01-01 00:00:23+00', '2025-01-01 00:00:23.5+10', '1999-12-31 23:59:59.999999-03:30'),
+          {
+            minLength: 2,
+            maxLength: 12,
+          },
+        ),
+        (texts) => {
+          let previous: Date | undefined;
+          for (const text of texts) {
+            const fast = parseTimestamptz(text) as Date;
+            expect(fast.getTime()).toBe((parseTimestamptzSlowly(text) as Date).getTime());
+            expect(fast).not.toBe(previous);
+            // A reader that changes its Date changes no other reader's.
+            previous?.setTime(0);
+            previous = fast;
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it.each(['infinity', '-infinity', '0099-01-01 00:00:00+00', '2020-01-01 00:00:00+00 BC', '12020-01-01 00:00:00+00'])(
     'leaves %s to pg’s own parser',
     (text) => {
@@ -97,6 +123,16 @@ describe('the timestamp writer of records', () => {
     // In order and back again: consecutive dates on one day and across days.
     for (const ms of [...edges, ...edges.reverse()])
       expect(isoTimestamp(new Date(ms))).toBe(new Date(ms).toISOString());
+  });
+
+  it('writes a timestamp repeated among others as toISOString does', () => {
+    const instants = [Date.UTC(2025, 0, 1, 0, 0, 23), Date.UTC(2025, 0, 1, 0, 0, 23, 1), 0, year10000];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...instants), { minLength: 2, maxLength: 12 }), (sequence) => {
+        for (const ms of sequence) expect(isoTimestamp(new Date(ms))).toBe(new Date(ms).toISOString());
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('leaves years outside 0000-9999 and invalid dates to toISOString', () => {
