@@ -3,7 +3,14 @@ import { join, resolve } from 'node:path';
 import { parseAppKey } from '../src/config/app-key.js';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { BENCH_USER, prepareBenchDatabase } from './lib/bench-database.js';
-import { cpuMs, cpuProfileFlags, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
+import {
+  cpuMs,
+  cpuProfileFlags,
+  startFlagsOf,
+  startScriptNodeFlags,
+  startServer,
+  type RunningServer,
+} from './lib/processes.js';
 
 /**
  * `npm run bench:cpu`: the CPU time each request costs the server process, for people page 1
@@ -12,6 +19,11 @@ import { cpuMs, cpuProfileFlags, startScriptNodeFlags, startServer, type Running
  * shared machine, where a throughput figure does; on a saturated server its inverse is the
  * throughput. `BENCH_CPU_PROFILE=<dir>`: the service and the baseline write V8 CPU profiles into
  * `<dir>/service` and `<dir>/baseline`.
+ *
+ * `BENCH_PREVIOUS_MAIN=<checkout>/dist/src/main.js`: another build of the service (the commit
+ * before a change) runs beside this one with the same settings and its own start flags; each
+ * kind of request is measured on the two in `BENCH_ROUNDS` alternating rounds (3 by default),
+ * so a slower or busier stretch of the run falls on both, and the ratio is printed.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -28,6 +40,8 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
  */
 const RECORD_CACHE_MB = process.env.BENCH_RECORD_CACHE_MB ?? '0';
 const FEED_PAGES = Number(process.env.BENCH_FEED_PAGES ?? 1);
+const PREVIOUS_MAIN = process.env.BENCH_PREVIOUS_MAIN;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** `BENCH_CPU_PARTS=page` or `feed`: measure only those (a profile of one kind of request). */
 const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed').split(',').map((part) => part.trim()));
 for (const part of PARTS) {
@@ -70,6 +84,48 @@ async function measure(
   return { cpuMsPerRequest: (cpuMs(pid) - before) / REQUESTS, bytes };
 }
 
+interface Compared {
+  ours: Measured;
+  /** The same requests on the build of BENCH_PREVIOUS_MAIN, when it runs. */
+  previous?: Measured;
+}
+
+/** `measure` on this build and, beside a previous build, on both in alternating rounds. */
+async function measureAgainst(
+  service: RunningServer,
+  previous: RunningServer | undefined,
+  path: string | readonly string[],
+  headers: Record<string, string>,
+): Promise<Compared> {
+  if (!previous) return { ours: await measure(service, path, headers) };
+  const cpu = new Map<RunningServer, number>();
+  const bytes = new Map<RunningServer, number>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const server of round % 2 === 0 ? [service, previous] : [previous, service]) {
+      const measured = await measure(server, path, headers);
+      cpu.set(server, (cpu.get(server) ?? 0) + measured.cpuMsPerRequest / ROUNDS);
+      bytes.set(server, measured.bytes);
+    }
+  }
+  const of = (server: RunningServer): Measured => ({
+    cpuMsPerRequest: cpu.get(server) ?? 0,
+    bytes: bytes.get(server) ?? 0,
+  });
+  return { ours: of(service), previous: of(previous) };
+}
+
+/** The previous build's row and how this build compares, when one ran. */
+function previousLines(what: string, compared: Compared): { rows: string[]; summary: string[] } {
+  const { ours, previous } = compared;
+  if (!previous) return { rows: [], summary: [] };
+  return {
+    rows: [`| ${what.toLowerCase()} (previous build) | ${previous.cpuMsPerRequest.toFixed(2)} | ${previous.bytes} |`],
+    summary: [
+      `${what}: this build's CPU per request is ${(ours.cpuMsPerRequest / previous.cpuMsPerRequest).toFixed(3)} of the previous build's (${ROUNDS} alternating rounds).`,
+    ],
+  };
+}
+
 /**
  * The feed pages asked for: the first page of 500 people, or with `BENCH_FEED_PAGES=<n>` the first
  * n pages in turn (n times 500 distinct records: with a record cache smaller than them, every
@@ -106,6 +162,14 @@ async function main(): Promise<void> {
     env,
     cpuProfileFlags(PROFILE_DIR, 'baseline'),
   );
+  const previous = PREVIOUS_MAIN
+    ? await startServer(
+        'previous build (page cache off)',
+        PREVIOUS_MAIN,
+        { ...env, RATE_LIMIT_PER_MINUTE: '1000000', PAGE_CACHE_MB: '0', RECORD_CACHE_MB: RECORD_CACHE_MB },
+        [...startFlagsOf(PREVIOUS_MAIN), ...cpuProfileFlags(PROFILE_DIR, 'previous')],
+      )
+    : undefined;
   try {
     const login = await fetch(`${service.url}/api/v2/login`, {
       method: 'POST',
@@ -124,21 +188,31 @@ async function main(): Promise<void> {
     const pageOne = '/api/v2/people?page=1';
     const summary: string[] = [];
     if (PARTS.has('page')) {
-      const ours = await measure(service, pageOne, headers);
+      const compared = await measureAgainst(service, previous, pageOne, headers);
+      const { ours } = compared;
       const theirs = await measure(baseline, pageOne, headers);
+      const besidePrevious = previousLines('People page 1, built', compared);
       rows.push(
         `| people page 1, built (service) | ${ours.cpuMsPerRequest.toFixed(2)} | ${ours.bytes} |`,
+        ...besidePrevious.rows,
         `| people page 1 (raw Fastify + pg baseline) | ${theirs.cpuMsPerRequest.toFixed(2)} | ${theirs.bytes} |`,
       );
+      summary.push(...besidePrevious.summary);
       summary.push(
         `People page 1: the service's CPU per request is ${(ours.cpuMsPerRequest / theirs.cpuMsPerRequest).toFixed(2)}x the baseline's ` +
           `(throughput ratio when CPU-bound: ${(theirs.cpuMsPerRequest / ours.cpuMsPerRequest).toFixed(2)}).`,
       );
     }
     if (PARTS.has('feed')) {
-      const feed = await measure(service, await feedPaths(service, headers), headers);
-      rows.push(`| change feed, 500 people (service) | ${feed.cpuMsPerRequest.toFixed(2)} | ${feed.bytes} |`);
+      const compared = await measureAgainst(service, previous, await feedPaths(service, headers), headers);
+      const feed = compared.ours;
+      const besidePrevious = previousLines('Change feed, 500 people', compared);
+      rows.push(
+        `| change feed, 500 people (service) | ${feed.cpuMsPerRequest.toFixed(2)} | ${feed.bytes} |`,
+        ...besidePrevious.rows,
+      );
       summary.push(
+        ...besidePrevious.summary,
         `Change feed: ${Math.round((500 * 1000) / feed.cpuMsPerRequest).toLocaleString('en')} records per CPU second of the service.`,
       );
     }
@@ -155,6 +229,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
+    await previous?.stop();
     await baseline.stop();
     await service.stop();
   }

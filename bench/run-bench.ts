@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { hashPassword, verifyPassword } from '../src/auth/password-hasher.js';
@@ -14,6 +14,7 @@ import {
   cpuProfileFlags,
   freePort,
   peakRssMiB,
+  startFlagsOf,
   startScriptNodeFlags,
   startServer,
   type RunningServer,
@@ -377,22 +378,6 @@ function scrapeEvery5s(url: string): { stop(): Promise<number> } {
  */
 function profileFlags(name: TargetName): string[] {
   return cpuProfileFlags(process.env.BENCH_CPU_PROFILE_DIR, name);
-}
-
-/**
- * The node flags of the start script of the checkout `main` (its `dist/src/main.js`) belongs
- * to: a previous build runs as it was shipped.
- */
-function startFlagsOf(main: string): string[] {
-  const root = resolve(dirname(main), '../..');
-  try {
-    return startScriptNodeFlags(root);
-  } catch (error) {
-    throw new Error(
-      `${main} should be <checkout>/dist/src/main.js with an npm start script running node (BENCH_PREVIOUS_MAIN)`,
-      { cause: error },
-    );
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export interface RunningServer {
   name: string;
@@ -87,6 +87,22 @@ export function startScriptNodeFlags(root: string): string[] {
     .split(/\s+/);
   if (words[0] !== 'node') throw new Error(`the start script does not run node: ${pkg.scripts.start}`);
   return words.slice(1, -1);
+}
+
+/**
+ * The node flags of the start script of the checkout `main` (its `dist/src/main.js`) belongs
+ * to: a previous build runs as it was shipped.
+ */
+export function startFlagsOf(main: string): string[] {
+  const root = resolve(dirname(main), '../..');
+  try {
+    return startScriptNodeFlags(root);
+  } catch (error) {
+    throw new Error(
+      `${main} should be <checkout>/dist/src/main.js with an npm start script running node (BENCH_PREVIOUS_MAIN)`,
+      { cause: error },
+    );
+  }
 }
 
 /**
