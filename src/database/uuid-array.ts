@@ -12,9 +12,6 @@ function isUuidText(id: string): boolean {
   return true;
 }
 
-/** Written once per array: a page's ids go to one query per kind of nested row. */
-const written = new WeakMap<readonly string[], string | readonly string[]>();
-
 /**
  * A `uuid[]` parameter for ids read from the database: the array literal written with one join
  * when every id is a uuid, rather than pg's general array writer, which escapes and quotes each
@@ -22,10 +19,5 @@ const written = new WeakMap<readonly string[], string | readonly string[]>();
  * Anything else is handed to pg as it is, to be escaped.
  */
 export function uuidArray(ids: readonly string[]): string | readonly string[] {
-  let param = written.get(ids);
-  if (param === undefined) {
-    param = ids.every(isUuidText) ? `{${ids.join(',')}}` : ids;
-    written.set(ids, param);
-  }
-  return param;
+  return ids.every(isUuidText) ? `{${ids.join(',')}}` : ids;
 }
