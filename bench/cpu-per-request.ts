@@ -162,15 +162,16 @@ async function main(): Promise<void> {
     env,
     cpuProfileFlags(PROFILE_DIR, 'baseline'),
   );
-  const previous = PREVIOUS_MAIN
-    ? await startServer(
+  let previous: RunningServer | undefined;
+  try {
+    if (PREVIOUS_MAIN) {
+      previous = await startServer(
         'previous build (page cache off)',
         PREVIOUS_MAIN,
         { ...env, RATE_LIMIT_PER_MINUTE: '1000000', PAGE_CACHE_MB: '0', RECORD_CACHE_MB: RECORD_CACHE_MB },
         [...startFlagsOf(PREVIOUS_MAIN), ...cpuProfileFlags(PROFILE_DIR, 'previous')],
-      )
-    : undefined;
-  try {
+      );
+    }
     const login = await fetch(`${service.url}/api/v2/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
