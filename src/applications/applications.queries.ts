@@ -2,6 +2,7 @@ import { allColumnsOf, columnsOf } from '../database/entity-columns.js';
 import { Quote } from '../quotes/quote.entity.js';
 import { Application } from './application.entity.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
+import { uuidArray } from '../database/uuid-array.js';
 import { presentApplication, type ApplicationRecord, type ApplicationRow } from './application.presenter.js';
 
 /** The stored columns of an application; the active quote's four are joined in. */
@@ -42,6 +43,6 @@ export async function findApplicationsByIds(
   enterpriseId: string,
 ): Promise<Map<string, ApplicationRecord>> {
   if (ids.length === 0) return new Map();
-  const rows = await selectRows<ApplicationRow>(db, BY_IDS_SQL, [[...new Set(ids)], enterpriseId]);
+  const rows = await selectRows<ApplicationRow>(db, BY_IDS_SQL, [uuidArray([...new Set(ids)]), enterpriseId]);
   return new Map(rows.map((row) => [row.id, presentApplication(row)]));
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { affectedRows, selectRows, type SqlExecutor } from '../database/sql.js';
 import { AccountError } from '../users/user-accounts.js';
-import { isUuid } from '../common/http/uuid.js';
+import { isUuid } from '../database/uuid.js';
 import { newSecret, sha256Hex } from './access-token.js';
 import type { TokenKind } from './access-token.entity.js';
 

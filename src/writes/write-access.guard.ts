@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
-import { isUuid } from '../common/http/uuid.js';
+import { isUuid } from '../database/uuid.js';
 import { selectRows } from '../database/sql.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 

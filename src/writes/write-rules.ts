@@ -1,7 +1,7 @@
 import { ValidateBy, type ValidationArguments } from 'class-validator';
 import { isEmailAddress } from '../common/validation/email-address.js';
 import { snakeKey } from '../common/casing/snake-key.js';
-import { isUuid } from '../common/http/uuid.js';
+import { isUuid } from '../database/uuid.js';
 import { charLength, isJsonScalar, isStorableText } from './write-values.js';
 
 /**

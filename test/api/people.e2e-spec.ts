@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { apiHeaders, tenantDocument } from '../helpers/fixtures.js';
 import { type TestApp } from '../helpers/test-app.js';
 import { apiSuite } from '../helpers/api-suite.js';
+import { uuidArray } from '../../src/database/uuid-array.js';
 
 const T0 = '2026-01-01T08:00:00.000Z';
 const T1 = '2026-01-02T09:15:00.000Z';
@@ -394,6 +395,20 @@ describe('people', () => {
     );
     expect(row?.first_name_encrypted).toMatch(/^enc:v1:/);
     expect(row?.first_name_encrypted).not.toContain('Jane');
+  });
+
+  it('a batch of ids written as one array literal selects what pg’s array parameter selects', async () => {
+    const sql = 'SELECT id FROM phone_numbers WHERE id = ANY($1::uuid[]) ORDER BY id';
+    const ids = [PHONE(2), PHONE(1).toUpperCase(), PHONE(3), '10000000-0000-4000-8000-00000000ffff'];
+    const literal = uuidArray(ids);
+    expect(typeof literal).toBe('string');
+    const byLiteral = await t.dataSource.query<{ id: string }[]>(sql, [literal]);
+    expect(byLiteral).toEqual(await t.dataSource.query(sql, [ids]));
+    expect(byLiteral.map((row) => row.id)).toEqual([PHONE(1), PHONE(2), PHONE(3)]);
+    // A list with one id that is not a uuid goes to pg as it is, and is refused as before.
+    const odd = [PHONE(1), `${PHONE(2)},${PHONE(3)}`];
+    expect(uuidArray(odd)).toBe(odd);
+    await expect(t.dataSource.query(sql, [uuidArray(odd)])).rejects.toThrow(/invalid input syntax for type uuid/);
   });
 
   it('v2 lists the enterprise’s people newest first with every field, exact body', async () => {

@@ -1,6 +1,6 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { RecordNotFoundException } from './record-not-found.exception.js';
-import { isUuid } from './uuid.js';
+import { isUuid } from '../../database/uuid.js';
 
 /** A path id that is not a UUID cannot name a record: 404, no query made. */
 @Injectable()

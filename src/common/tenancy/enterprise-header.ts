@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { apiVersionOf, type ApiVersion } from '../http/api-version.js';
-import { isUuid } from '../http/uuid.js';
+import { isUuid } from '../../database/uuid.js';
 
 /** Header names per version; Fastify lower-cases incoming header names. */
 export const ENTERPRISE_HEADER: Record<ApiVersion, string> = {
