@@ -6,6 +6,8 @@ import { BENCH_USER, prepareBenchDatabase } from './lib/bench-database.js';
 import {
   cpuMs,
   cpuProfileFlags,
+  databaseCpuMs,
+  databaseCpuSince,
   startFlagsOf,
   startScriptNodeFlags,
   startServer,
@@ -50,6 +52,8 @@ for (const part of PARTS) {
 
 interface Measured {
   cpuMsPerRequest: number;
+  /** CPU of the PostgreSQL server processes per request (all of them: run nothing else beside). */
+  databaseCpuMsPerRequest: number;
   bytes: number;
 }
 
@@ -75,13 +79,18 @@ async function measure(
   for (let i = 0; i < 50; i++) bytes = await get();
   const pid = server.process.pid ?? 0;
   const before = cpuMs(pid);
+  const databaseBefore = databaseCpuMs();
   let left = REQUESTS;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (left-- > 0) await get();
     }),
   );
-  return { cpuMsPerRequest: (cpuMs(pid) - before) / REQUESTS, bytes };
+  return {
+    cpuMsPerRequest: (cpuMs(pid) - before) / REQUESTS,
+    databaseCpuMsPerRequest: databaseCpuSince(databaseBefore) / REQUESTS,
+    bytes,
+  };
 }
 
 interface Compared {
@@ -99,16 +108,19 @@ async function measureAgainst(
 ): Promise<Compared> {
   if (!previous) return { ours: await measure(service, path, headers) };
   const cpu = new Map<RunningServer, number>();
+  const databaseCpu = new Map<RunningServer, number>();
   const bytes = new Map<RunningServer, number>();
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of round % 2 === 0 ? [service, previous] : [previous, service]) {
       const measured = await measure(server, path, headers);
       cpu.set(server, (cpu.get(server) ?? 0) + measured.cpuMsPerRequest / ROUNDS);
+      databaseCpu.set(server, (databaseCpu.get(server) ?? 0) + measured.databaseCpuMsPerRequest / ROUNDS);
       bytes.set(server, measured.bytes);
     }
   }
   const of = (server: RunningServer): Measured => ({
     cpuMsPerRequest: cpu.get(server) ?? 0,
+    databaseCpuMsPerRequest: databaseCpu.get(server) ?? 0,
     bytes: bytes.get(server) ?? 0,
   });
   return { ours: of(service), previous: of(previous) };
@@ -119,7 +131,9 @@ function previousLines(what: string, compared: Compared): { rows: string[]; summ
   const { ours, previous } = compared;
   if (!previous) return { rows: [], summary: [] };
   return {
-    rows: [`| ${what.toLowerCase()} (previous build) | ${previous.cpuMsPerRequest.toFixed(2)} | ${previous.bytes} |`],
+    rows: [
+      `| ${what.toLowerCase()} (previous build) | ${previous.cpuMsPerRequest.toFixed(2)} | ${previous.databaseCpuMsPerRequest.toFixed(2)} | ${previous.bytes} |`,
+    ],
     summary: [
       `${what}: this build's CPU per request is ${(ours.cpuMsPerRequest / previous.cpuMsPerRequest).toFixed(3)} of the previous build's (${ROUNDS} alternating rounds).`,
     ],
@@ -194,9 +208,9 @@ async function main(): Promise<void> {
       const theirs = await measure(baseline, pageOne, headers);
       const besidePrevious = previousLines('People page 1, built', compared);
       rows.push(
-        `| people page 1, built (service) | ${ours.cpuMsPerRequest.toFixed(2)} | ${ours.bytes} |`,
+        `| people page 1, built (service) | ${ours.cpuMsPerRequest.toFixed(2)} | ${ours.databaseCpuMsPerRequest.toFixed(2)} | ${ours.bytes} |`,
         ...besidePrevious.rows,
-        `| people page 1 (raw Fastify + pg baseline) | ${theirs.cpuMsPerRequest.toFixed(2)} | ${theirs.bytes} |`,
+        `| people page 1 (raw Fastify + pg baseline) | ${theirs.cpuMsPerRequest.toFixed(2)} | ${theirs.databaseCpuMsPerRequest.toFixed(2)} | ${theirs.bytes} |`,
       );
       summary.push(...besidePrevious.summary);
       summary.push(
@@ -209,7 +223,7 @@ async function main(): Promise<void> {
       const feed = compared.ours;
       const besidePrevious = previousLines('Change feed, 500 people', compared);
       rows.push(
-        `| change feed, 500 people (service) | ${feed.cpuMsPerRequest.toFixed(2)} | ${feed.bytes} |`,
+        `| change feed, 500 people (service) | ${feed.cpuMsPerRequest.toFixed(2)} | ${feed.databaseCpuMsPerRequest.toFixed(2)} | ${feed.bytes} |`,
         ...besidePrevious.rows,
       );
       summary.push(
@@ -221,8 +235,8 @@ async function main(): Promise<void> {
       [
         `# bench:cpu (${REQUESTS} requests, ${CONCURRENCY} at a time; load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end)`,
         '',
-        '| request | server CPU ms per request | body bytes |',
-        '| --- | ---: | ---: |',
+        '| request | server CPU ms per request | database CPU ms per request | body bytes |',
+        '| --- | ---: | ---: | ---: |',
         ...rows,
         '',
         ...summary,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 
@@ -37,6 +37,35 @@ export function cpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * CPU time used so far by every process whose command is `postgres` (the database server's
+ * postmaster and backends on this machine), by pid, in milliseconds. A backend started between two
+ * readings counts from zero; one that ended is missing from the second and its time is lost, so
+ * compare readings around a stretch where the pools' connections stay open.
+ */
+export function databaseCpuMs(): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      byPid.set(pid, cpuMs(pid));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return byPid;
+}
+
+/** Database CPU used between two `databaseCpuMs` readings, in milliseconds. */
+export function databaseCpuSince(before: ReadonlyMap<number, number>): number {
+  let used = 0;
+  for (const [pid, now] of databaseCpuMs()) used += now - (before.get(pid) ?? 0);
+  return used;
 }
 
 /** CPU time the process has used in user and in system (kernel) mode, from /proc (Linux), in milliseconds. */
