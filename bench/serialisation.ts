@@ -5,19 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fastJson from 'fast-json-stringify';
 import { createApp } from '../src/app.factory.js';
-import {
-  presentAddress,
-  presentEmail,
-  presentPhoneNumber,
-  type AddressRow,
-  type EmailRow,
-  type PhoneNumberRow,
-} from '../src/contacts/contact.presenter.js';
+import { JsonText } from '../src/database/json-text.js';
+import type { AddressRecord, EmailRecord, PhoneNumberRecord } from '../src/contacts/contact.presenter.js';
 import { pageEnvelope } from '../src/common/http/pagination.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { resolveDatabase } from '../src/database/database-target.js';
 import { buildOpenApiDocuments } from '../src/openapi/openapi-documents.js';
-import { presentFinancial, presentPerson, type PersonRow } from '../src/people/person.presenter.js';
+import type { FinancialRecord, PersonRecord } from '../src/people/person.presenter.js';
 
 /**
  * `npm run bench:serialisation`: what a serialiser compiled by fast-json-stringify from the v2
@@ -62,14 +56,20 @@ function at(i: number): Date {
   return new Date(Date.UTC(2025, 0, 1) + i * 1000);
 }
 
+/** Nested rows as an organisation's record carries them: their JSON text. */
+function collection<T>(data: T[]): JsonText<{ data: T[] }> {
+  return new JsonText(JSON.stringify({ data }));
+}
+
 /** A page of 100 people as the bench database holds them, with a null, an accent and a quote. */
 function peoplePage(): unknown {
   const records = Array.from({ length: 100 }, (_, i) => {
-    const row: PersonRow = {
+    const stamp = at(i).toISOString();
+    const person: Omit<PersonRecord, 'phone_numbers' | 'emails' | 'addresses' | 'financials'> = {
       id: randomUUID(),
       enterprise_id: randomUUID(),
       title: 'Ms',
-      first_name_encrypted: null,
+      first_name: 'Jane',
       middle_name: i % 2 ? null : 'Zoë "Jo"',
       last_name: `Citizen ${i}`,
       salutation: null,
@@ -84,25 +84,25 @@ function peoplePage(): unknown {
       dependents_ages: '4, 7',
       marital_status: 'Married',
       residency_status: 'Citizen',
-      created_at: at(i),
-      updated_at: at(i),
+      created_at: stamp,
+      updated_at: stamp,
     };
-    const phones: PhoneNumberRow[] = ['mobile', 'work'].map((type, n) => ({
+    const phones: PhoneNumberRecord[] = ['Mobile', 'Work'].map((type, n) => ({
       id: randomUUID(),
       type,
       number: `0400 000 ${n}`,
-      is_primary: n === 0 ? 1 : 0,
-      created_at: at(i),
-      updated_at: at(i),
+      is_primary: n === 0,
+      created_at: stamp,
+      updated_at: stamp,
     }));
-    const email: EmailRow = {
+    const email: EmailRecord = {
       id: randomUUID(),
       address: `person-${i}@example.com`,
-      is_primary: 1,
-      created_at: at(i),
-      updated_at: at(i),
+      is_primary: true,
+      created_at: stamp,
+      updated_at: stamp,
     };
-    const address: AddressRow = {
+    const address: AddressRecord = {
       id: randomUUID(),
       type: 'Residential',
       address: '1 Main St, Sydney, New South Wales, 2000',
@@ -112,23 +112,20 @@ function peoplePage(): unknown {
       suburb: 'Sydney',
       state: 'New South Wales',
       postcode: '2000',
-      created_at: at(i),
-      updated_at: at(i),
+      created_at: stamp,
+      updated_at: stamp,
     };
-    const financials = [
-      { type: 'income', amount: '5200.00', category: 'salary and wages' },
-      { type: 'expense', amount: '1200.50', category: 'rent' },
-    ].map((f) => presentFinancial({ id: randomUUID(), ...f, created_at: at(i), updated_at: at(i) }));
-    return presentPerson(
-      row,
-      'Jane',
-      {
-        phone_numbers: { data: phones.map(presentPhoneNumber) },
-        emails: { data: [presentEmail(email)] },
-        addresses: { data: [presentAddress(address)] },
-      },
-      financials,
-    );
+    const financials: FinancialRecord[] = [
+      { type: 'Income', amount: '5200.00', category: 'Salary And Wages' },
+      { type: 'Expense', amount: '1200.50', category: 'Rent' },
+    ].map((f) => ({ id: randomUUID(), ...f, created_at: stamp, updated_at: stamp }));
+    return {
+      ...person,
+      phone_numbers: collection(phones),
+      emails: collection([email]),
+      addresses: collection([address]),
+      financials: collection(financials),
+    };
   });
   // A plain object, as the answer reaches the serialiser after the v1/v2 steps.
   return JSON.parse(JSON.stringify(pageEnvelope(records, 100_000, 1, 'http://127.0.0.1:3000/api/v2/people')));

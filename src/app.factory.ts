@@ -33,6 +33,7 @@ import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { caseV1Answers } from './common/casing/v1-casing.hook.js';
+import { serialiseJson } from './database/json-text.js';
 import { WebhookDeliveryWorker } from './webhook-endpoints/webhook-delivery.worker.js';
 
 /** Every route is under /api but the probes and the interactive documentation. */
@@ -98,6 +99,8 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   );
   const fastify = adapter.getInstance();
   fastify.server.headersTimeout = HEADERS_TIMEOUT_MS;
+  // Records carry their nested rows as JSON text written by PostgreSQL; answers splice it in.
+  fastify.setReplySerializer((payload) => serialiseJson(payload));
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   // JSON only: a text body where JSON is expected is a 415, not a string to validate.
   fastify.removeContentTypeParser(['text/plain']);

@@ -7,6 +7,7 @@ import { pageEnvelope, pageRequest, parsePage } from '../../src/common/http/pagi
 import { isMember } from '../../src/auth/membership-lookup.js';
 import { parseAppKey } from '../../src/config/app-key.js';
 import type { SqlExecutor } from '../../src/database/sql.js';
+import { serialiseJson } from '../../src/database/json-text.js';
 import { PEOPLE_ROWS, presentPeople } from '../../src/people/people.queries.js';
 import { presentLead } from '../../src/leads/lead.presenter.js';
 import { findLeadRow } from '../../src/leads/leads.queries.js';
@@ -27,6 +28,8 @@ const key = parseAppKey(process.env.APP_KEY ?? '');
 if (!key) throw new Error('APP_KEY is required');
 const cipher = new FieldCipher([key]);
 const app = Fastify({ bodyLimit: 1024 * 1024 });
+// The service's serialiser: the records' nested rows are JSON text from PostgreSQL, written as it is.
+app.setReplySerializer((payload) => serialiseJson(payload));
 
 function fail(reply: FastifyReply, status: number, message: string): FastifyReply {
   return reply.code(status).send({ message });

@@ -1,3 +1,4 @@
+import { JsonText } from '../database/json-text.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -13,6 +14,7 @@ export type RecordsByType = Map<ChangeType, Map<string, unknown>>;
 /** What a kept value costs the heap, roughly: a slot per property, a string's characters. */
 function estimatedBytes(value: unknown): number {
   if (typeof value === 'string') return 16 + value.length;
+  if (value instanceof JsonText) return 48 + value.text.length;
   if (value === null || typeof value !== 'object') return 8;
   let bytes = 32;
   if (Array.isArray(value)) {

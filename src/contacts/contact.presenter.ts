@@ -1,37 +1,6 @@
-import { isoTimestamp } from '../common/http/iso-timestamp.js';
+import type { JsonText } from '../database/json-text.js';
+import type { NestedCollection, NestedField } from '../database/nested-json.js';
 import { upperFirst } from './labels.js';
-
-/** Columns of the nested contact rows, as their loaders select them (plus the owner id). */
-export interface PhoneNumberRow {
-  id: string;
-  type: string;
-  number: string;
-  is_primary: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface EmailRow {
-  id: string;
-  address: string;
-  is_primary: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface AddressRow {
-  id: string;
-  type: string | null;
-  address: string | null;
-  line1: string | null;
-  line2: string | null;
-  line3: string | null;
-  suburb: string | null;
-  state: string | null;
-  postcode: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export interface PhoneNumberRecord {
   id: string;
@@ -69,47 +38,47 @@ export interface Collection<T> {
   data: T[];
 }
 
-/** The three contact collections a person and an organisation both carry. */
+/** The three contact collections a person and an organisation both carry, each as its JSON text. */
 export interface ContactCollections {
-  phone_numbers: Collection<PhoneNumberRecord>;
-  emails: Collection<EmailRecord>;
-  addresses: Collection<AddressRecord>;
+  phone_numbers: JsonText<Collection<PhoneNumberRecord>>;
+  emails: JsonText<Collection<EmailRecord>>;
+  addresses: JsonText<Collection<AddressRecord>>;
 }
 
-export function presentPhoneNumber(row: PhoneNumberRow): PhoneNumberRecord {
-  return {
-    id: row.id,
-    type: upperFirst(row.type),
-    number: row.number,
-    is_primary: row.is_primary === 1,
-    created_at: isoTimestamp(row.created_at),
-    updated_at: isoTimestamp(row.updated_at),
-  };
-}
+const TIMESTAMPS: NestedField[] = [
+  { key: 'created_at', column: 'created_at', as: 'timestamp' },
+  { key: 'updated_at', column: 'updated_at', as: 'timestamp' },
+];
 
-export function presentEmail(row: EmailRow): EmailRecord {
-  return {
-    id: row.id,
-    address: row.address,
-    is_primary: row.is_primary === 1,
-    created_at: isoTimestamp(row.created_at),
-    updated_at: isoTimestamp(row.updated_at),
-  };
-}
+/** A phone number: its type with the first letter upper-cased, `is_primary` a boolean. */
+export const PHONE_NUMBERS: NestedCollection<PhoneNumberRecord> = {
+  table: 'phone_numbers',
+  fields: [
+    { key: 'id', column: 'id', as: 'text' },
+    { key: 'type', column: 'type', as: 'label', format: upperFirst },
+    { key: 'number', column: 'number', as: 'text' },
+    { key: 'is_primary', column: 'is_primary', as: 'flag' },
+    ...TIMESTAMPS,
+  ],
+};
 
-/** `address` is the composed line the importer stores (import-format.md). */
-export function presentAddress(row: AddressRow): AddressRecord {
-  return {
-    id: row.id,
-    type: row.type,
-    address: row.address,
-    line1: row.line1,
-    line2: row.line2,
-    line3: row.line3,
-    suburb: row.suburb,
-    state: row.state,
-    postcode: row.postcode,
-    created_at: isoTimestamp(row.created_at),
-    updated_at: isoTimestamp(row.updated_at),
-  };
-}
+export const EMAILS: NestedCollection<EmailRecord> = {
+  table: 'emails',
+  fields: [
+    { key: 'id', column: 'id', as: 'text' },
+    { key: 'address', column: 'address', as: 'text' },
+    { key: 'is_primary', column: 'is_primary', as: 'flag' },
+    ...TIMESTAMPS,
+  ],
+};
+
+/** `address` is the composed line the importer stores. */
+export const ADDRESSES: NestedCollection<AddressRecord> = {
+  table: 'addresses',
+  fields: [
+    ...['id', 'type', 'address', 'line1', 'line2', 'line3', 'suburb', 'state', 'postcode'].map(
+      (column): NestedField => ({ key: column, column, as: 'text' }),
+    ),
+    ...TIMESTAMPS,
+  ],
+};

@@ -1,36 +1,14 @@
-import { selectOwnedRows } from '../database/owned-rows.js';
+import { loadNestedJson } from '../database/nested-json.js';
 import type { SqlExecutor } from '../database/sql.js';
-import {
-  presentAddress,
-  presentEmail,
-  presentPhoneNumber,
-  type AddressRow,
-  type ContactCollections,
-  type EmailRow,
-  type PhoneNumberRow,
-} from './contact.presenter.js';
+import { ADDRESSES, EMAILS, PHONE_NUMBERS, type ContactCollections } from './contact.presenter.js';
 
 /** The column naming a contact row's owner. */
 export type ContactOwnerColumn = 'person_id' | 'organisation_id';
 
-/** Nested rows in their order: oldest first, then by id. */
-const ORDER = 'ORDER BY owner_id, created_at, id';
-
-const phoneNumbersSql = (owner: ContactOwnerColumn) =>
-  `SELECT ${owner} AS owner_id, id, type, number, is_primary, created_at, updated_at
-     FROM phone_numbers WHERE ${owner} = ANY($1::uuid[]) ${ORDER}`;
-
-const emailsSql = (owner: ContactOwnerColumn) =>
-  `SELECT ${owner} AS owner_id, id, address, is_primary, created_at, updated_at
-     FROM emails WHERE ${owner} = ANY($1::uuid[]) ${ORDER}`;
-
-const addressesSql = (owner: ContactOwnerColumn) =>
-  `SELECT ${owner} AS owner_id, id, type, address, line1, line2, line3, suburb, state, postcode, created_at, updated_at
-     FROM addresses WHERE ${owner} = ANY($1::uuid[]) ${ORDER}`;
-
 /**
- * The phone numbers, emails and addresses of many owners in three queries, whatever their
- * number (no query per owner). Owners without rows get empty collections.
+ * The phone numbers, emails and addresses of many owners, each owner's as JSON text, in a fixed
+ * number of queries whatever their number (no query per owner). Owners without rows get empty
+ * collections.
  */
 export async function loadContacts(
   executor: SqlExecutor,
@@ -38,13 +16,13 @@ export async function loadContacts(
   ownerIds: readonly string[],
 ): Promise<(ownerId: string) => ContactCollections> {
   const [phoneNumbers, emails, addresses] = await Promise.all([
-    selectOwnedRows<PhoneNumberRow>(executor, phoneNumbersSql(owner), ownerIds),
-    selectOwnedRows<EmailRow>(executor, emailsSql(owner), ownerIds),
-    selectOwnedRows<AddressRow>(executor, addressesSql(owner), ownerIds),
+    loadNestedJson(executor, PHONE_NUMBERS, owner, ownerIds),
+    loadNestedJson(executor, EMAILS, owner, ownerIds),
+    loadNestedJson(executor, ADDRESSES, owner, ownerIds),
   ]);
   return (ownerId) => ({
-    phone_numbers: { data: (phoneNumbers.get(ownerId) ?? []).map(presentPhoneNumber) },
-    emails: { data: (emails.get(ownerId) ?? []).map(presentEmail) },
-    addresses: { data: (addresses.get(ownerId) ?? []).map(presentAddress) },
+    phone_numbers: phoneNumbers(ownerId),
+    emails: emails(ownerId),
+    addresses: addresses(ownerId),
   });
 }

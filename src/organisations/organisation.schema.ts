@@ -1,3 +1,4 @@
+import type { Parsed } from '../database/json-text.js';
 import type { AddressRecord, Collection, EmailRecord, PhoneNumberRecord } from '../contacts/contact.presenter.js';
 import { AddressesField, EmailsField, PhoneNumbersField } from '../contacts/contact.schema.js';
 import { RecordSchema } from '../openapi/record-schema.decorator.js';
@@ -12,7 +13,7 @@ import {
 import type { OrganisationRecord } from './organisation.presenter.js';
 
 @RecordSchema('Organisation', 'A legal entity.')
-export class OrganisationSchema implements OrganisationRecord {
+export class OrganisationSchema implements Parsed<OrganisationRecord> {
   @UuidField() id!: string;
   @UuidField({ description: 'Owning enterprise' }) enterprise_id!: string;
   @TextField() legal_name!: string;

@@ -1,46 +1,56 @@
-import { loadContacts } from '../contacts/contacts.loader.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
-import { selectOwnedRows } from '../database/owned-rows.js';
-import type { SqlExecutor } from '../database/sql.js';
+import { selectRows, type SqlExecutor } from '../database/sql.js';
+import { uuidArray } from '../database/uuid-array.js';
 import { tenantTableRows } from '../resources/row-sources.js';
 import {
   PERSON_COLUMNS,
-  presentFinancial,
+  personJsonSql,
   presentPerson,
-  type FinancialRow,
-  type PersonRecord,
+  type PersonJson,
   type PersonRow,
+  type PlainPersonRow,
 } from './person.presenter.js';
 
 /**
- * People reads as plain functions over any SQL executor: the resource descriptor uses them, and so does
- * the benchmark's raw Fastify + pg baseline, so both run the same SQL and build the same bytes.
+ * People reads as plain functions: the resource descriptor uses them, and so does the benchmark's
+ * raw Fastify + pg baseline, so both run the same SQL and build the same bytes.
  */
 
-/** Financial rows: only amounts above zero, oldest first then by id. */
-const FINANCIALS_SQL = `SELECT person_id AS owner_id, id, type, amount, category, created_at, updated_at
-  FROM financials WHERE person_id = ANY($1::uuid[]) AND amount > 0 ORDER BY owner_id, created_at, id`;
+/**
+ * The people of an enterprise: list index, primary key and batches, each row with its record's
+ * JSON; a retrieve reads the row and its version alone first (`presentPeople` completes it).
+ */
+export const PEOPLE_ROWS = tenantTableRows<PersonRow | PlainPersonRow>({
+  table: 'people',
+  alias: 'p',
+  columns: PERSON_COLUMNS,
+  wrap: personJsonSql,
+  retrieveUnwrapped: true,
+});
 
-/** The people of an enterprise: list index, primary key and batches. */
-export const PEOPLE_ROWS = tenantTableRows<PersonRow>({ table: 'people', alias: 'p', columns: PERSON_COLUMNS });
+const PEOPLE_BY_ID_SQL = personJsonSql(`SELECT ${PERSON_COLUMNS} FROM people p WHERE p.id = ANY($1::uuid[])`);
 
-/** The nested rows of all the people in one query per table, assembled in memory. */
+const written = (row: PersonRow | PlainPersonRow): row is PersonRow => 'json_head' in row;
+
+/**
+ * The records of the rows: PostgreSQL wrote them with the rows (lists, batches); a row read
+ * without its JSON (a retrieve) has it written by one more query.
+ */
 export async function presentPeople(
   db: SqlExecutor,
   cipher: FieldCipher,
-  rows: readonly PersonRow[],
-): Promise<PersonRecord[]> {
-  const ids = rows.map((row) => row.id);
-  const [contactsOf, financials] = await Promise.all([
-    loadContacts(db, 'person_id', ids),
-    selectOwnedRows<FinancialRow>(db, FINANCIALS_SQL, ids),
-  ]);
-  return rows.map((row) =>
-    presentPerson(
-      row,
-      cipher.decryptNullable(row.first_name_encrypted),
-      contactsOf(row.id),
-      (financials.get(row.id) ?? []).map(presentFinancial),
-    ),
-  );
+  rows: readonly (PersonRow | PlainPersonRow)[],
+): Promise<PersonJson[]> {
+  const plain = rows.filter((row) => !written(row)).map((row) => row.id);
+  const completed =
+    plain.length === 0
+      ? new Map<string, PersonRow>()
+      : new Map(
+          (await selectRows<PersonRow>(db, PEOPLE_BY_ID_SQL, [uuidArray(plain)])).map((row) => [row.id, row] as const),
+        );
+  // A person removed between the two statements is left out, as a retrieve then answers 404.
+  return rows.flatMap((row) => {
+    const full = written(row) ? row : completed.get(row.id);
+    return full ? [presentPerson(full, cipher)] : [];
+  });
 }

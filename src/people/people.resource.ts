@@ -1,10 +1,10 @@
 import { Person } from './entities/person.entity.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 import { PEOPLE_ROWS, presentPeople } from './people.queries.js';
-import type { PersonRecord, PersonRow } from './person.presenter.js';
+import type { PersonJson, PersonRow, PlainPersonRow } from './person.presenter.js';
 import { PersonSchema } from './person.schema.js';
 
-export const PEOPLE: TenantResource<PersonRow, PersonRecord> = {
+export const PEOPLE: TenantResource<PersonRow | PlainPersonRow, PersonJson> = {
   path: 'people',
   model: 'Person',
   changeType: 'person',

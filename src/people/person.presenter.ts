@@ -1,44 +1,42 @@
-import { isoTimestamp } from '../common/http/iso-timestamp.js';
+import { RecordJson } from '../database/json-text.js';
+import {
+  ADDRESSES,
+  EMAILS,
+  PHONE_NUMBERS,
+  type AddressRecord,
+  type Collection,
+  type EmailRecord,
+  type PhoneNumberRecord,
+} from '../contacts/contact.presenter.js';
 import { capitaliseWords, upperFirst } from '../contacts/labels.js';
-import type { Collection, ContactCollections } from '../contacts/contact.presenter.js';
+import type { FieldCipher } from '../crypto/field-cipher.js';
+import { formatLabels } from '../database/json-labels.js';
+import { jsonIntegerSql, jsonMembersSql, jsonTextSql, jsonTimestampSql } from '../database/json-sql.js';
+import { nestedCollectionSql, type NestedCollection } from '../database/nested-json.js';
 import { allColumnsOf } from '../database/entity-columns.js';
 import { Person } from './entities/person.entity.js';
 
 /** The person columns a record needs; the first name still encrypted. */
 export const PERSON_COLUMNS = allColumnsOf(Person, 'p');
 
+/** A person's row as its table holds it (a retrieve reads it so, before its record). */
+export interface PlainPersonRow {
+  id: string;
+  enterprise_id: string | null;
+}
+
+/**
+ * A person as its reads select it: the record written as JSON by PostgreSQL in two parts, around
+ * the first name, which is stored encrypted and decrypted here.
+ */
 export interface PersonRow {
   id: string;
   enterprise_id: string | null;
-  title: string | null;
   first_name_encrypted: string | null;
-  middle_name: string | null;
-  last_name: string | null;
-  salutation: string | null;
-  maiden_name: string | null;
-  /** `date` columns arrive as `YYYY-MM-DD` (database/pg-types.ts). */
-  birthday: string | null;
-  gender: string | null;
-  licence: string | null;
-  licence_card: string | null;
-  licence_state: string | null;
-  licence_expiry: string | null;
-  dependents: number | null;
-  dependents_ages: string | null;
-  marital_status: string | null;
-  residency_status: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface FinancialRow {
-  id: string;
-  type: string;
-  /** numeric(14,2): the decimal string PostgreSQL returns, two places. */
-  amount: string;
-  category: string | null;
-  created_at: Date;
-  updated_at: Date;
+  /** `{"id":...` up to the first name. */
+  json_head: string;
+  /** `,"middle_name":...}` after it; labels still marked (`formatLabels`). */
+  json_tail: string;
 }
 
 export interface FinancialRecord {
@@ -50,8 +48,8 @@ export interface FinancialRecord {
   updated_at: string;
 }
 
-/** The canonical (v2) person. */
-export interface PersonRecord extends ContactCollections {
+/** The canonical (v2) person, as its JSON reads. */
+export interface PersonRecord {
   id: string;
   enterprise_id: string | null;
   title: string | null;
@@ -72,55 +70,79 @@ export interface PersonRecord extends ContactCollections {
   residency_status: string | null;
   created_at: string;
   updated_at: string;
+  phone_numbers: Collection<PhoneNumberRecord>;
+  emails: Collection<EmailRecord>;
+  addresses: Collection<AddressRecord>;
   financials: Collection<FinancialRecord>;
 }
 
-/** Labels: type with its first letter upper-cased, category with every word capitalised. */
-export function presentFinancial(row: FinancialRow): FinancialRecord {
-  return {
-    id: row.id,
-    type: upperFirst(row.type),
-    amount: row.amount,
-    category: row.category === null ? null : capitaliseWords(row.category),
-    created_at: isoTimestamp(row.created_at),
-    updated_at: isoTimestamp(row.updated_at),
-  };
-}
+/** A person record as its JSON text. */
+export type PersonJson = RecordJson<PersonRecord>;
 
 /**
- * Builds the person record from its row, its decrypted first name and its nested collections
- * (already oldest first; financials already limited to amounts above zero).
+ * A financial: type with its first letter upper-cased, category with every word capitalised; only
+ * amounts above zero are shown.
  */
-export function presentPerson(
-  row: PersonRow,
-  firstName: string | null,
-  contacts: ContactCollections,
-  financials: FinancialRecord[],
-): PersonRecord {
-  return {
-    id: row.id,
-    enterprise_id: row.enterprise_id,
-    title: row.title,
-    first_name: firstName,
-    middle_name: row.middle_name,
-    last_name: row.last_name,
-    salutation: row.salutation,
-    maiden_name: row.maiden_name,
-    birthday: row.birthday,
-    gender: row.gender,
-    licence: row.licence,
-    licence_card: row.licence_card,
-    licence_state: row.licence_state,
-    licence_expiry: row.licence_expiry,
-    dependents: row.dependents,
-    dependents_ages: row.dependents_ages,
-    marital_status: row.marital_status,
-    residency_status: row.residency_status,
-    created_at: isoTimestamp(row.created_at),
-    updated_at: isoTimestamp(row.updated_at),
-    phone_numbers: contacts.phone_numbers,
-    emails: contacts.emails,
-    addresses: contacts.addresses,
-    financials: { data: financials },
-  };
+export const FINANCIALS: NestedCollection<FinancialRecord> = {
+  table: 'financials',
+  where: 'x.amount > 0',
+  fields: [
+    { key: 'id', column: 'id', as: 'text' },
+    { key: 'type', column: 'type', as: 'label', format: upperFirst },
+    { key: 'amount', column: 'amount', as: 'decimal' },
+    { key: 'category', column: 'category', as: 'label', format: capitaliseWords },
+    { key: 'created_at', column: 'created_at', as: 'timestamp' },
+    { key: 'updated_at', column: 'updated_at', as: 'timestamp' },
+  ],
+};
+
+const text = (column: string) => jsonTextSql(`p.${column}`);
+
+/** The members before the first name. */
+const HEAD_SQL = `'{' || ${jsonMembersSql([
+  ['id', text('id')],
+  ['enterprise_id', text('enterprise_id')],
+  ['title', text('title')],
+])}`;
+
+/** The members after the first name, nested rows oldest first then by id. */
+const TAIL_SQL = `${jsonMembersSql(
+  [
+    ['middle_name', text('middle_name')],
+    ['last_name', text('last_name')],
+    ['salutation', text('salutation')],
+    ['maiden_name', text('maiden_name')],
+    ['birthday', text('birthday')],
+    ['gender', text('gender')],
+    ['licence', text('licence')],
+    ['licence_card', text('licence_card')],
+    ['licence_state', text('licence_state')],
+    ['licence_expiry', text('licence_expiry')],
+    ['dependents', jsonIntegerSql('p.dependents')],
+    ['dependents_ages', text('dependents_ages')],
+    ['marital_status', text('marital_status')],
+    ['residency_status', text('residency_status')],
+    ['created_at', jsonTimestampSql('p.created_at')],
+    ['updated_at', jsonTimestampSql('p.updated_at')],
+    ['phone_numbers', nestedCollectionSql(PHONE_NUMBERS, 'person_id', 'p.id')],
+    ['emails', nestedCollectionSql(EMAILS, 'person_id', 'p.id')],
+    ['addresses', nestedCollectionSql(ADDRESSES, 'person_id', 'p.id')],
+    ['financials', nestedCollectionSql(FINANCIALS, 'person_id', 'p.id')],
+  ],
+  true,
+)} || '}'`;
+
+/**
+ * The person record of each row a read selects (`selection`, all the person's columns under the
+ * alias `p`), written by PostgreSQL: the one presenter of people, for every reader.
+ */
+export function personJsonSql(selection: string): string {
+  return `SELECT p.id, p.enterprise_id, p.created_at, p.first_name_encrypted,
+    ${HEAD_SQL} AS json_head, ${TAIL_SQL} AS json_tail FROM (${selection}) p`;
+}
+
+/** The person record: its JSON with the decrypted first name put in and its labels formatted. */
+export function presentPerson(row: PersonRow, cipher: FieldCipher): PersonJson {
+  const firstName = JSON.stringify(cipher.decryptNullable(row.first_name_encrypted));
+  return new RecordJson(row.id, `${row.json_head},"first_name":${firstName}${formatLabels(row.json_tail)}`);
 }

@@ -62,6 +62,11 @@ export interface TenantTableRows {
    * than its own row, e.g. an application's active quote; the result keeps the alias `alias`.
    */
   readonly wrap?: (selection: string) => string;
+  /**
+   * A retrieve reads its row without `wrap` (the row and its version only, so a 304 answers
+   * before the wrapped work is done); the resource's `present` completes such rows.
+   */
+  readonly retrieveUnwrapped?: boolean;
 }
 
 /**
@@ -75,7 +80,9 @@ export function tenantTableRows<Row extends { enterprise_id: string | null }>(sp
     spec.wrap
       ? wrap(`SELECT ${columns} FROM ${table} ${alias} ${where}`)
       : `SELECT ${columns} FROM ${table} ${alias} ${where}`;
-  const byId = select('WHERE id = $1');
+  const byId = spec.retrieveUnwrapped
+    ? `SELECT ${columns} FROM ${table} ${alias} WHERE id = $1`
+    : select('WHERE id = $1');
   const byIdVersioned = `SELECT s.*, ${changeSeq('$2', '$3', 's.id')} AS change_seq FROM (${byId}) s`;
   const byIds = select('WHERE id = ANY($1::uuid[]) AND enterprise_id = $2');
   return {

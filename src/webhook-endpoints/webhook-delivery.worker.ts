@@ -1,3 +1,4 @@
+import { serialiseJson } from '../database/json-text.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
@@ -370,7 +371,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   ): Promise<Attempt> {
     const event = eventOf(item.entry);
     const webhookId = webhookIdOf(endpoint.id, endpoint.generation, item);
-    const result = await sender.send(endpoint.url, { webhookId, body: JSON.stringify(event), secrets });
+    const result = await sender.send(endpoint.url, { webhookId, body: serialiseJson(event), secrets });
     const delivered = result.outcome === 'delivered';
     this.metrics?.observeOutboundWebhook(
       result.outcome,

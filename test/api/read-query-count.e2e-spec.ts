@@ -25,7 +25,7 @@ const SMALL = foreign.enterpriseId;
  * resource, pinned or not, is held to the same statements for a page of 100 as for a page of 1.
  */
 const PINNED: Record<string, { list: number; v1List?: number; retrieve: number }> = {
-  people: { list: 6, retrieve: 5 },
+  people: { list: 2, retrieve: 2 },
   organisations: { list: 5, retrieve: 4 },
   applications: { list: 2, retrieve: 1 },
   quotes: { list: 2, v1List: 3, retrieve: 2 },

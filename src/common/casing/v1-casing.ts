@@ -1,3 +1,4 @@
+import { JsonText } from '../../database/json-text.js';
 import { pascalKey } from './pascal-case.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -22,9 +23,12 @@ export interface RecordCasing {
  * A canonical v2 record in v1 casing. Nested collection envelopes (`{data: [...]}`)
  * hold nested rows; a nested object (a quote's `application`) is a full record.
  */
-export function toV1Record(record: JsonRecord, casing: RecordCasing = { lowercaseTimestamps: false }): JsonRecord {
+export function toV1Record(written: JsonRecord, casing: RecordCasing = { lowercaseTimestamps: false }): JsonRecord {
+  // Records and nested rows may arrive as their JSON text: v1 renames their keys, so it reads them.
+  const record = written instanceof JsonText ? (written.value() as JsonRecord) : written;
   const out: JsonRecord = {};
-  for (const [key, value] of Object.entries(record)) {
+  for (const [key, member] of Object.entries(record)) {
+    const value = member instanceof JsonText ? (member.value() as Json) : member;
     const name = casing.lowercaseTimestamps && TIMESTAMPS.has(key) ? key : pascalKey(key);
     if (isCollectionEnvelope(value)) {
       out[name] = { data: value.data.map((row) => toV1Record(row, { lowercaseTimestamps: true })) };

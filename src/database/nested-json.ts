@@ -1,0 +1,100 @@
+import { JsonText } from './json-text.js';
+import { formatLabels, jsonLabelSql } from './json-labels.js';
+import { jsonDecimalTextSql, jsonFlagSql, jsonObjectSql, jsonTextSql, jsonTimestampSql } from './json-sql.js';
+import { selectRows, type SqlExecutor } from './sql.js';
+import { uuidArray } from './uuid-array.js';
+
+/** How a nested row's column is written in its record. */
+export type NestedField =
+  | { readonly key: string; readonly column: string; readonly as: 'text' | 'decimal' | 'flag' | 'timestamp' }
+  /** A label formatted by `format` (the JS function is the one definition of the formatting). */
+  | { readonly key: string; readonly column: string; readonly as: 'label'; readonly format: (text: string) => string };
+
+/** A collection of rows nested in a record (`{"data": [...]}`): a person's phone numbers. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- Row: the record type of a row, for the compiler.
+export interface NestedCollection<Row = unknown> {
+  readonly table: string;
+  /** The record's keys in order, each from a column of the row. */
+  readonly fields: readonly NestedField[];
+  /** An extra condition on the rows (SQL on the alias `x`). */
+  readonly where?: string;
+}
+
+/** The owner column of a nested table: `person_id`, `organisation_id`. */
+export type OwnerColumn = string;
+
+const EMPTY = new JsonText<{ data: never[] }>('{"data":[]}');
+
+function valueSql(field: NestedField): string {
+  const column = `x.${field.column}`;
+  switch (field.as) {
+    case 'text':
+      return jsonTextSql(column);
+    case 'decimal':
+      return jsonDecimalTextSql(column);
+    case 'flag':
+      return jsonFlagSql(column);
+    case 'timestamp':
+      return jsonTimestampSql(column);
+    case 'label':
+      return jsonLabelSql(column, field.format);
+  }
+}
+
+/** One nested row as JSON (its labels still marked: `formatLabels`), from the alias `x`. */
+function rowJsonSql(collection: NestedCollection): string {
+  return jsonObjectSql(collection.fields.map((field) => [field.key, valueSql(field)] as const));
+}
+
+function rowsWhereSql(collection: NestedCollection, ownerCondition: string): string {
+  return `FROM ${collection.table} x WHERE ${ownerCondition}${collection.where ? ` AND ${collection.where}` : ''}`;
+}
+
+/**
+ * SQL for the collection of one owner as JSON, `{"data":[...]}` oldest first then by id, in a
+ * query that reads the owner as `ownerId` (`p.id`): a record written whole by PostgreSQL.
+ */
+export function nestedCollectionSql(collection: NestedCollection, owner: OwnerColumn, ownerId: string): string {
+  return `(SELECT '{"data":[' || coalesce(string_agg(${rowJsonSql(collection)}, ',' ORDER BY x.created_at, x.id), '') || ']}'
+    ${rowsWhereSql(collection, `x.${owner} = ${ownerId}`)})`;
+}
+
+const rowsSqlCache = new Map<string, string>();
+
+/** Each row as its JSON text, by owner, oldest first then by id (`$1` the owners). */
+function rowsSql(collection: NestedCollection, owner: OwnerColumn): string {
+  const key = `${collection.table}.${owner}`;
+  let sql = rowsSqlCache.get(key);
+  if (sql === undefined) {
+    sql = `SELECT x.${owner} AS owner_id, ${rowJsonSql(collection)} AS json
+      ${rowsWhereSql(collection, `x.${owner} = ANY($1::uuid[])`)} ORDER BY x.${owner}, x.created_at, x.id`;
+    rowsSqlCache.set(key, sql);
+  }
+  return sql;
+}
+
+/**
+ * The nested rows of many owners, each row written as JSON by PostgreSQL, in one query whatever
+ * the number of owners. An owner without rows gets `{"data":[]}`.
+ */
+export async function loadNestedJson<Row>(
+  db: SqlExecutor,
+  collection: NestedCollection<Row>,
+  owner: OwnerColumn,
+  ownerIds: readonly string[],
+): Promise<(ownerId: string) => JsonText<{ data: Row[] }>> {
+  if (ownerIds.length === 0) return () => EMPTY;
+  const rows = await selectRows<{ owner_id: string; json: string }>(db, rowsSql(collection, owner), [
+    uuidArray(ownerIds),
+  ]);
+  const byOwner = new Map<string, JsonText<{ data: Row[] }>>();
+  let start = 0;
+  for (let i = 1; i <= rows.length; i++) {
+    const ownerId = rows[start]?.owner_id ?? '';
+    if (i < rows.length && rows[i]?.owner_id === ownerId) continue;
+    const texts = rows.slice(start, i).map((row) => row.json);
+    byOwner.set(ownerId, new JsonText(formatLabels(`{"data":[${texts.join(',')}]}`)));
+    start = i;
+  }
+  return (ownerId) => byOwner.get(ownerId) ?? EMPTY;
+}
