@@ -9,33 +9,18 @@ import type { FinancialRecord, PersonRecord } from '../../src/people/person.pres
  * held to, byte for byte.
  */
 
-export interface PlainPersonRow {
-  id: string;
-  enterprise_id: string | null;
-  title: string | null;
-  middle_name: string | null;
-  last_name: string | null;
-  salutation: string | null;
-  maiden_name: string | null;
-  birthday: string | null;
-  gender: string | null;
-  licence: string | null;
-  licence_card: string | null;
-  licence_state: string | null;
-  licence_expiry: string | null;
-  dependents: number | null;
-  dependents_ages: string | null;
-  marital_status: string | null;
-  residency_status: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
 interface Stamped {
   id: string;
   created_at: Date;
   updated_at: Date;
 }
+
+/** A person's row: the record's own fields, the first name aside, timestamps as pg parses them. */
+export type PlainPersonRow = Omit<
+  PersonRecord,
+  'first_name' | 'created_at' | 'updated_at' | 'phone_numbers' | 'emails' | 'addresses' | 'financials'
+> &
+  Stamped;
 
 export interface PlainPhoneRow extends Stamped {
   type: string;
@@ -48,16 +33,7 @@ export interface PlainEmailRow extends Stamped {
   is_primary: number;
 }
 
-export interface PlainAddressRow extends Stamped {
-  type: string | null;
-  address: string | null;
-  line1: string | null;
-  line2: string | null;
-  line3: string | null;
-  suburb: string | null;
-  state: string | null;
-  postcode: string | null;
-}
+export type PlainAddressRow = Omit<AddressRecord, 'created_at' | 'updated_at'> & Stamped;
 
 export interface PlainFinancialRow extends Stamped {
   type: string;
