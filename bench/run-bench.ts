@@ -1,7 +1,7 @@
 import { execSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { get as httpGet } from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -532,7 +532,10 @@ async function main(): Promise<void> {
     node: process.version,
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  const file = join(ROOT, 'bench/results', `${date.slice(0, 10)}-${commit}.json`);
+  // A second run of the same commit on the same day gets a number, instead of replacing the first.
+  const name = `${date.slice(0, 10)}-${commit}`;
+  let file = join(ROOT, 'bench/results', `${name}.json`);
+  for (let n = 2; existsSync(file); n++) file = join(ROOT, 'bench/results', `${name}-${n}.json`);
   writeFileSync(
     file,
     `${JSON.stringify({ date, commit, machine, durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, targets: targets(), nodeFlags: startScriptNodeFlags(ROOT), loginCpuMs: loginCpu, rows, processPeakRssMiB: processPeaks }, null, 2)}\n`,
