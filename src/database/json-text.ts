@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * A value already written as JSON (by PostgreSQL: a record's nested rows), held as its text so an
+ * A value already written as JSON (by PostgreSQL: a record, or its nested rows), held as its text so an
  * answer can carry it verbatim instead of parsing it into objects only to write them back.
  * The text is in JSON.stringify's own form (no spaces, the same escapes), so writing it as it is
  * and writing its parsed value give the same bytes.
