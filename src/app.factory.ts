@@ -99,7 +99,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   );
   const fastify = adapter.getInstance();
   fastify.server.headersTimeout = HEADERS_TIMEOUT_MS;
-  // Records carry their nested rows as JSON text written by PostgreSQL; answers splice it in.
+  // Records (or their nested rows) may be JSON text written by PostgreSQL; answers splice it in.
   fastify.setReplySerializer((payload) => serialiseJson(payload));
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   // JSON only: a text body where JSON is expected is a 415, not a string to validate.

@@ -1,7 +1,7 @@
-import { JsonText } from '../database/json-text.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { JsonText } from '../database/json-text.js';
 import { FieldCipher } from '../crypto/field-cipher.js';
 import type { SqlExecutor } from '../database/sql.js';
 import { loadChangedRecords } from './change-records.js';

@@ -1,9 +1,9 @@
-import { serialiseJson } from '../database/json-text.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { serialiseJson } from '../database/json-text.js';
 import type { RequestsInFlight } from '../common/http/requests-in-flight.js';
 import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
