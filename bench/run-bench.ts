@@ -342,6 +342,14 @@ const TARGETS = {
     previous: true,
     pageCache: true,
   },
+  // The same build with PAGE_CACHE_MB=0 and RECORD_CACHE_MB=0, beside `no-page-cache`.
+  'previous-no-page-cache': {
+    target: 'previous build (in-process, page and record caches off)',
+    redis: false,
+    metrics: false,
+    previous: true,
+    pageCache: false,
+  },
 } as const;
 type TargetName = keyof typeof TARGETS;
 
