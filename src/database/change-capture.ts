@@ -40,11 +40,26 @@ export interface TableCapture {
 const ACTION = { new: `'upserted'::text`, old: `'removed'::text` } as const;
 type Side = keyof typeof ACTION;
 
+/**
+ * The condition on an entry's upsert that leaves the transaction's own entries as they are: the
+ * row version is this transaction's and its position is at or after the one the transaction took
+ * first (change_log_register keeps it), which no older row version can match, even one whose
+ * 32-bit xmin came round again. Written under a savepoint, an entry is simply written again.
+ */
+const ONCE_PER_TRANSACTION = `WHERE NOT coalesce(c.action = EXCLUDED.action AND c.xmin = pg_current_xact_id()::xid
+           AND c.seq >= nullif(current_setting('change_log.first_seq', true), '')::bigint, false)`;
+
 const ENTERPRISE_EXISTS = `EXISTS (SELECT 1 FROM enterprises x WHERE x.id = e.enterprise_id)`;
 
-const UPSERT = `ON CONFLICT (enterprise_id, record_type, record_id) DO UPDATE
+/**
+ * A record's entry moves to the writing transaction's position, unless that transaction already
+ * wrote it with the same action: then it stays where the transaction first put it (its readers
+ * see it at commit either way), and a statement over rows of records the transaction already
+ * logged, an import's nested rows after its people, rewrites no log row.
+ */
+const CHANGE_LOG_UPSERT = `ON CONFLICT (enterprise_id, record_type, record_id) DO UPDATE
        SET action = EXCLUDED.action, changed_xid = EXCLUDED.changed_xid, seq = EXCLUDED.seq,
-           changed_at = EXCLUDED.changed_at`;
+           changed_at = EXCLUDED.changed_at ${ONCE_PER_TRANSACTION}`;
 
 /** The record types `entries` may write, for a table whose rows are records of one type. */
 export function ownRecords(table: string, type: string): TableCapture {
@@ -87,7 +102,7 @@ function writeEntries(capture: TableCapture, source: string, versioned: boolean)
           FROM entries e
          WHERE (SELECT change_log_register(ARRAY(SELECT DISTINCT enterprise_id FROM entries)))
          ORDER BY e.enterprise_id, e.record_type, e.record_id, e.side DESC
-        ${UPSERT}`;
+        ${CHANGE_LOG_UPSERT}`;
   const entries = `entries AS MATERIALIZED (
         SELECT e.* FROM (${source}) e WHERE e.enterprise_id IS NOT NULL AND e.record_id IS NOT NULL AND ${ENTERPRISE_EXISTS}
       )`;

@@ -10,6 +10,7 @@ import { TruncateMovesListVersions1764300000000 } from '../../migrations/1764300
 import { TenantsNeverWait1764400000000 } from '../../migrations/1764400000000-tenants-never-wait.js';
 import { WebhookEndpoints1764500000000 } from '../../migrations/1764500000000-webhook-endpoints.js';
 import { FinancialsOwnerIndex1764700000000 } from '../../migrations/1764700000000-financials-owner-index.js';
+import { ChangesOncePerTransaction1764800000000 } from '../../migrations/1764800000000-changes-once-per-transaction.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   TenantsNeverWait1764400000000,
   WebhookEndpoints1764500000000,
   FinancialsOwnerIndex1764700000000,
+  ChangesOncePerTransaction1764800000000,
 ];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { openDataSource } from '../../src/data-source.js';
-import { selectRows } from '../../src/database/sql.js';
+import { selectRows, type SqlExecutor } from '../../src/database/sql.js';
 import { countForEnterprise } from '../../src/database/tenant-page.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -92,6 +92,56 @@ describe('change capture in the database', () => {
     );
     expect(await version('people')).toBe(before + 1);
     expect((await entries('person'))[person]).toBe('upserted');
+  });
+
+  it("a transaction writes a record's entry once per action: its nested rows leave the entry where it was put", async () => {
+    const [person, removed] = [randomUUID(), randomUUID()];
+    const logRow = async (q: SqlExecutor, id: string) =>
+      (
+        await selectRows<{ seq: string; ctid: string; action: string }>(
+          q,
+          `SELECT seq::text AS seq, ctid::text AS ctid, action FROM change_log WHERE record_id = $1`,
+          [id],
+        )
+      )[0];
+    const before = await version('people');
+    const runner = db.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      await runner.query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, $2, 'Once')`, [
+        person,
+        enterprise,
+      ]);
+      const written = await logRow(runner, person);
+      await runner.query(`INSERT INTO phone_numbers (person_id, type, number) VALUES ($1, 'mobile', '0400000003')`, [
+        person,
+      ]);
+      await runner.query(`INSERT INTO emails (person_id, address) VALUES ($1, 'once@example.com')`, [person]);
+      await runner.query(`UPDATE people SET last_name = 'Once more' WHERE id = $1`, [person]);
+      // The same position and the same row version: nothing rewrote it.
+      expect(await logRow(runner, person)).toEqual(written);
+
+      // Another action in the same transaction still moves it.
+      await runner.query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, $2, 'Brief')`, [
+        removed,
+        enterprise,
+      ]);
+      await runner.query(`INSERT INTO phone_numbers (person_id, type, number) VALUES ($1, 'mobile', '0400000004')`, [
+        removed,
+      ]);
+      await runner.query(`DELETE FROM people WHERE id = $1`, [removed]);
+      expect((await logRow(runner, removed))?.action).toBe('removed');
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    expect(await version('people')).toBeGreaterThan(before);
+    expect(await entries('person')).toMatchObject({ [person]: 'upserted', [removed]: 'removed' });
+
+    // A later transaction moves the entry as before.
+    const committed = await logRow(db, person);
+    await db.query(`INSERT INTO phone_numbers (person_id, type, number) VALUES ($1, 'work', '0400000005')`, [person]);
+    expect(BigInt((await logRow(db, person))?.seq ?? 0)).toBeGreaterThan(BigInt(committed?.seq ?? 0));
   });
 
   it("an application's quotes change with it, and a membership's removal removes the user", async () => {
