@@ -4,6 +4,29 @@ const PREFIX = 'enc:v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
+/** IVs drawn per block: one draw from the CSPRNG per this many values. */
+const IVS_PER_DRAW = 512;
+
+/**
+ * Each value's IV, unique and random: drawn from the CSPRNG a block at a time and handed out in
+ * order, never twice. Drawing 12 bytes per value cost about 5 µs a call, a tenth of an import's
+ * CPU; a block costs one call per 512 values.
+ */
+class IvSource {
+  private block = Buffer.alloc(0);
+  private at = 0;
+
+  next(): Buffer {
+    if (this.at + IV_BYTES > this.block.length) {
+      this.block = randomBytes(IV_BYTES * IVS_PER_DRAW);
+      this.at = 0;
+    }
+    const iv = this.block.subarray(this.at, this.at + IV_BYTES);
+    this.at += IV_BYTES;
+    return iv;
+  }
+}
+
 function keyId(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
@@ -23,6 +46,7 @@ export class DecryptionError extends Error {
 export class FieldCipher {
   private readonly current: { id: string; key: Buffer };
   private readonly byId: Map<string, Buffer>;
+  private readonly ivs = new IvSource();
 
   constructor(keys: readonly Buffer[]) {
     const [first] = keys;
@@ -32,7 +56,7 @@ export class FieldCipher {
   }
 
   encrypt(plain: string): string {
-    const iv = randomBytes(IV_BYTES);
+    const iv = this.ivs.next();
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     const packed = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');

@@ -16,6 +16,19 @@ describe('FieldCipher', () => {
     expect(cipher.decrypt(b)).toBe('Zoë 🚗');
   });
 
+  it('never gives two values the same IV, across the blocks its IVs are drawn in, and each decrypts', () => {
+    const cipher = new FieldCipher([NEW]);
+    const stored = Array.from({ length: 2_000 }, (_, i) => cipher.encrypt(`name ${i}`));
+    const ivs = stored.map((value) =>
+      Buffer.from(value.split(':')[3] ?? '', 'base64')
+        .subarray(0, 12)
+        .toString('hex'),
+    );
+    expect(new Set(ivs).size).toBe(stored.length);
+    expect(ivs.every((iv) => iv !== '0'.repeat(24))).toBe(true);
+    stored.forEach((value, i) => expect(cipher.decrypt(value)).toBe(`name ${i}`));
+  });
+
   it('decrypts values written with a previous key after rotation, and flags them', () => {
     const stored = new FieldCipher([OLD]).encrypt('Jane');
     const rotated = new FieldCipher([NEW, OLD]);
