@@ -43,8 +43,10 @@ type Side = keyof typeof ACTION;
 /**
  * The condition on an entry's upsert that leaves the transaction's own entries as they are: the
  * row version is this transaction's and its position is at or after the one the transaction took
- * first (change_log_register keeps it), which no older row version can match, even one whose
- * 32-bit xmin came round again. Written under a savepoint, an entry is simply written again.
+ * first (change_log_register keeps it since migration ChangesOncePerTransaction, which also gave
+ * the capture functions of earlier migrations this condition), which no older row version can
+ * match, even one whose 32-bit xmin came round again. Written under a savepoint, an entry is
+ * simply written again.
  */
 const ONCE_PER_TRANSACTION = `WHERE NOT coalesce(c.action = EXCLUDED.action AND c.xmin = pg_current_xact_id()::xid
            AND c.seq >= nullif(current_setting('change_log.first_seq', true), '')::bigint, false)`;
