@@ -46,15 +46,16 @@ export interface AutocannonRunOutput {
   answered: number;
 }
 
-/** The running measured phase: a promise of its result that also emits each response. */
+/** The running run: a promise of its result that also says when it starts and emits each response. */
 type Instance = Promise<RawResult> & {
   on(event: 'start', listener: () => void): void;
   on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
 };
-
-const WARM_UP_MS = 2_000;
 type Autocannon = (options: Record<string, unknown>) => Instance;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** The first part of each run, on the same connections, not measured. */
+const WARM_UP_MS = 2_000;
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '') as AutocannonRunOptions;

@@ -7,6 +7,7 @@ import { dataSourceOptions } from '../../src/data-source.js';
 import { runMigrations } from '../../src/database/migration-runner.js';
 import { openDataSource } from '../../src/data-source.js';
 import { MIGRATIONS } from '../../src/database/migrations.js';
+import { captureFunctionSql, ownRecords } from '../../src/database/change-capture.js';
 import { selectRows } from '../../src/database/sql.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -51,6 +52,23 @@ describe('migrations', () => {
     expect(await runMigrations(dataSource)).toEqual(MIGRATIONS.map((m) => m.name));
     expect(await tables(dataSource)).toEqual(TABLES);
     expect(await runMigrations(dataSource)).toEqual([]);
+  });
+
+  it("give every capture function the once-per-transaction condition, in the words new tables' functions get", async () => {
+    const generated = captureFunctionSql(ownRecords('people', 'person'));
+    const condition = /changed_at = EXCLUDED\.changed_at (WHERE NOT coalesce\([\s\S]*?, false\))/.exec(generated)?.[1];
+    expect(condition).toBeDefined();
+    const functions = await selectRows<{ name: string; source: string }>(
+      dataSource,
+      `SELECT proname AS name, prosrc AS source FROM pg_proc WHERE proname LIKE 'change\\_log\\_capture\\_%'`,
+    );
+    expect(functions.length).toBeGreaterThan(5);
+    for (const { name, source } of functions) {
+      expect({ name, upserts: source.split('ON CONFLICT').length - 1 }).toEqual({
+        name,
+        upserts: source.split(condition ?? '-').length - 1,
+      });
+    }
   });
 
   it('create the newest-first index of every tenant table', async () => {
