@@ -50,13 +50,20 @@ function rowsWhereSql(collection: NestedCollection, ownerCondition: string): str
   return `FROM ${collection.table} x WHERE ${ownerCondition}${collection.where ? ` AND ${collection.where}` : ''}`;
 }
 
+/** The JSON of an owner without rows in a collection. */
+export const EMPTY_COLLECTION_SQL = `'{"data":[]}'`;
+
 /**
- * SQL for the collection of one owner as JSON, `{"data":[...]}` oldest first then by id, in a
- * query that reads the owner as `ownerId` (`p.id`): a record written whole by PostgreSQL.
+ * SQL for the collection of every owner a query reads (`owners`, the name of a CTE or table with
+ * their `id`), as rows `(owner_id, json)`, the JSON `{"data":[...]}` oldest first then by id; an
+ * owner without rows has none (`EMPTY_COLLECTION_SQL`). One aggregate for all the owners: a
+ * subquery per owner costs PostgreSQL an index scan, an aggregate and a sort set up per owner,
+ * which on a page of 500 people was most of the statement's time.
  */
-export function nestedCollectionSql(collection: NestedCollection, owner: OwnerColumn, ownerId: string): string {
-  return `(SELECT '{"data":[' || coalesce(string_agg(${rowJsonSql(collection)}, ',' ORDER BY x.created_at, x.id), '') || ']}'
-    ${rowsWhereSql(collection, `x.${owner} = ${ownerId}`)})`;
+export function collectionByOwnerSql(collection: NestedCollection, owner: OwnerColumn, owners: string): string {
+  return `SELECT x.${owner} AS owner_id,
+      '{"data":[' || string_agg(${rowJsonSql(collection)}, ',' ORDER BY x.created_at, x.id) || ']}' AS json
+    ${rowsWhereSql(collection, `x.${owner} IN (SELECT id FROM ${owners})`)} GROUP BY x.${owner}`;
 }
 
 const rowsSqlCache = new Map<string, string>();

@@ -12,7 +12,7 @@ import { capitaliseWords, upperFirst } from '../contacts/labels.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { formatLabels } from '../database/json-labels.js';
 import { jsonIntegerSql, jsonMembersSql, jsonTextSql, jsonTimestampSql } from '../database/json-sql.js';
-import { nestedCollectionSql, type NestedCollection } from '../database/nested-json.js';
+import { collectionByOwnerSql, EMPTY_COLLECTION_SQL, type NestedCollection } from '../database/nested-json.js';
 import { allColumnsOf } from '../database/entity-columns.js';
 import { Person } from './entities/person.entity.js';
 
@@ -98,6 +98,20 @@ export const FINANCIALS: NestedCollection<FinancialRecord> = {
 
 const text = (column: string) => jsonTextSql(`p.${column}`);
 
+/** A person's collections: key, rows, and the alias of their JSON by person in the statement. */
+const NESTED = [
+  ['phone_numbers', PHONE_NUMBERS, 'pn'],
+  ['emails', EMAILS, 'em'],
+  ['addresses', ADDRESSES, 'ad'],
+  ['financials', FINANCIALS, 'fi'],
+] as const;
+
+const NESTED_CTES = NESTED.map(
+  ([, collection, alias]) => `${alias} AS (${collectionByOwnerSql(collection, 'person_id', 'p')})`,
+).join(',\n  ');
+
+const NESTED_JOINS = NESTED.map(([, , alias]) => `LEFT JOIN ${alias} ON ${alias}.owner_id = p.id`).join(' ');
+
 /** The members before the first name. */
 const HEAD_SQL = `'{' || ${jsonMembersSql([
   ['id', text('id')],
@@ -124,10 +138,7 @@ const TAIL_SQL = `${jsonMembersSql(
     ['residency_status', text('residency_status')],
     ['created_at', jsonTimestampSql('p.created_at')],
     ['updated_at', jsonTimestampSql('p.updated_at')],
-    ['phone_numbers', nestedCollectionSql(PHONE_NUMBERS, 'person_id', 'p.id')],
-    ['emails', nestedCollectionSql(EMAILS, 'person_id', 'p.id')],
-    ['addresses', nestedCollectionSql(ADDRESSES, 'person_id', 'p.id')],
-    ['financials', nestedCollectionSql(FINANCIALS, 'person_id', 'p.id')],
+    ...NESTED.map(([key, , alias]) => [key, `coalesce(${alias}.json, ${EMPTY_COLLECTION_SQL})`] as const),
   ],
   true,
 )} || '}'`;
@@ -137,8 +148,10 @@ const TAIL_SQL = `${jsonMembersSql(
  * alias `p`), written by PostgreSQL: the one presenter of people, for every reader.
  */
 export function personJsonSql(selection: string): string {
-  return `SELECT p.id, p.enterprise_id, p.created_at, p.first_name_encrypted,
-    ${HEAD_SQL} AS json_head, ${TAIL_SQL} AS json_tail FROM (${selection}) p`;
+  return `WITH p AS MATERIALIZED (${selection}),
+  ${NESTED_CTES}
+  SELECT p.id, p.enterprise_id, p.created_at, p.first_name_encrypted,
+    ${HEAD_SQL} AS json_head, ${TAIL_SQL} AS json_tail FROM p ${NESTED_JOINS}`;
 }
 
 /** The person record: its JSON with the decrypted first name put in and its labels formatted. */
