@@ -1,6 +1,5 @@
-import type { DataSource } from 'typeorm';
 import { isoTimestamp } from '../common/http/iso-timestamp.js';
-import { oneQueryAtATime } from '../database/sql.js';
+import { oneQueryAtATime, type TransactionalExecutor } from '../database/sql.js';
 import { comparePositions, positionOf, readChangeLog, readHorizon } from './change-log.queries.js';
 import type { ChangeEntry, ChangePosition, ChangeType } from './change-types.js';
 import type { PresentedChanges } from './presented-changes.js';
@@ -27,20 +26,21 @@ export interface ChangeSlice {
  * `record: null`. A fixed number of queries whatever the limit (one batch per type at most).
  */
 export async function readChangeSlice(
-  dataSource: DataSource,
+  reader: TransactionalExecutor,
   records: PresentedChanges,
   enterpriseId: string,
   after: ChangePosition,
   types: readonly ChangeType[],
   limit: number,
 ): Promise<ChangeSlice> {
-  const horizon = await readHorizon(dataSource, enterpriseId);
-  return dataSource.transaction('REPEATABLE READ', async (manager) => {
-    const slice = await readChangeLog(manager, enterpriseId, after, horizon, types, limit);
+  const horizon = await readHorizon(reader, enterpriseId);
+  return reader.transaction('REPEATABLE READ', async (transaction) => {
+    // One transaction, one client: the records' nested rows are read one query at a time.
+    const db = oneQueryAtATime(transaction);
+    const slice = await readChangeLog(db, enterpriseId, after, horizon, types, limit);
     const hasMore = slice.rows.length > limit;
     const rows = slice.rows.slice(0, limit);
-    // One transaction, one client: the records' nested rows are read one query at a time.
-    const loaded = await records.load(oneQueryAtATime(manager), enterpriseId, rows);
+    const loaded = await records.load(db, enterpriseId, rows);
     const entries = rows.map((row): ChangeSliceEntry => {
       const record = row.action === 'upserted' ? loaded.get(row.record_type)?.get(row.record_id) : undefined;
       return {

@@ -2,6 +2,7 @@ import { GoneException, Inject, Injectable, Logger, type OnApplicationBootstrap 
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { PoolReader } from '../database/pool-reader.js';
 import { selectRows } from '../database/sql.js';
 import { ChangeCursorCodec } from './change-cursor.js';
 import { ChangeFeedMessages, ChangeFeedQueryException, type ChangeFeedQuery } from './change-feed-query.js';
@@ -23,6 +24,7 @@ export class ChangesService implements OnApplicationBootstrap {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reader: PoolReader,
     private readonly records: PresentedChanges,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -47,14 +49,7 @@ export class ChangesService implements OnApplicationBootstrap {
   /** One page of the enterprise's changes after the query's position, with the cursor after it. */
   async page(enterpriseId: string, query: ChangeFeedQuery): Promise<ChangeFeedPage> {
     if (query.unknownCursorKey !== undefined) await this.refuseUnknownKey(query.unknownCursorKey);
-    const slice = await readChangeSlice(
-      this.dataSource,
-      this.records,
-      enterpriseId,
-      query.after,
-      query.types,
-      query.limit,
-    );
+    const slice = await readChangeSlice(this.reader, this.records, enterpriseId, query.after, query.types, query.limit);
     return {
       entries: slice.entries.map(({ entry }) => entry),
       nextCursor: this.cursors.encode(slice.next, enterpriseId, query.types),
@@ -64,7 +59,7 @@ export class ChangesService implements OnApplicationBootstrap {
 
   /** A cursor for the changes of these types made from now on. */
   async cursorNow(enterpriseId: string, types: readonly ChangeType[]): Promise<string> {
-    return this.cursors.encode(await readHorizon(this.dataSource, enterpriseId), enterpriseId, types);
+    return this.cursors.encode(await readHorizon(this.reader, enterpriseId), enterpriseId, types);
   }
 
   /** 410 for a cursor of a key this service once used and has retired; 400 for any other. */

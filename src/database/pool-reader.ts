@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource, type Logger } from 'typeorm';
-import type { SqlExecutor } from './sql.js';
+import type { SqlExecutor, TransactionalExecutor } from './sql.js';
 
 /**
  * At most this many distinct statements get a name (each connection keeps every named statement
@@ -49,7 +49,7 @@ const statementNames = new StatementNames();
  * token look-up and a record with its version was most of the database's work per request.
  */
 @Injectable()
-export class PoolReader implements SqlExecutor {
+export class PoolReader implements TransactionalExecutor {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(PREPARED_STATEMENTS) private readonly prepare: boolean,
@@ -60,6 +60,37 @@ export class PoolReader implements SqlExecutor {
     const pool = this.pool;
     if (!pool) throw new Error('Connection terminated: the database connection pool is not open');
     return queryPool(pool, sql, parameters, this.prepare, this.dataSource.logger);
+  }
+
+  /**
+   * `work` in one transaction on one pool connection, its statements named like the reader's: a
+   * snapshot read repeated on every request (a change feed page, a webhook round) is parsed and
+   * planned once per connection too. Rolled back when `work` throws; a connection whose rollback
+   * fails is closed rather than returned to the pool.
+   */
+  async transaction<T>(isolation: 'REPEATABLE READ', work: (db: SqlExecutor) => Promise<T>): Promise<T> {
+    const pool = this.pool;
+    if (!pool) throw new Error('Connection terminated: the database connection pool is not open');
+    const client = await pool.connect();
+    const logger = this.dataSource.logger;
+    const db: SqlExecutor = {
+      query: (sql, parameters = []) => queryPool(client, sql, parameters, this.prepare, logger),
+    };
+    const control = (sql: string) => queryPool(client, sql, [], false, logger);
+    let broken: Error | undefined;
+    try {
+      await control(`START TRANSACTION ISOLATION LEVEL ${isolation}`);
+      const result = await work(db);
+      await control('COMMIT');
+      return result;
+    } catch (error) {
+      await control('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** The primary's pg pool TypeORM opened; undefined while the DataSource is not initialized. */
@@ -79,11 +110,11 @@ export class PoolReader implements SqlExecutor {
 }
 
 /**
- * One statement on a pg pool, named when `prepare` says so (see PoolReader), logged through
- * TypeORM's logger like every other statement of the service.
+ * One statement on a pg pool or one of its connections, named when `prepare` says so (see
+ * PoolReader), logged through TypeORM's logger like every other statement of the service.
  */
 export async function queryPool(
-  pool: Pool,
+  pool: Pool | PoolClient,
   sql: string,
   parameters: unknown[],
   prepare: boolean,

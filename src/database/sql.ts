@@ -3,6 +3,11 @@ export interface SqlExecutor {
   query(sql: string, parameters?: unknown[]): Promise<unknown>;
 }
 
+/** An executor that also runs work in one transaction on one connection. */
+export interface TransactionalExecutor extends SqlExecutor {
+  transaction<T>(isolation: 'REPEATABLE READ', work: (db: SqlExecutor) => Promise<T>): Promise<T>;
+}
+
 /** Runs a SELECT and types its rows; the one place where the driver's untyped rows are cast. */
 export async function selectRows<T>(executor: SqlExecutor, sql: string, parameters: unknown[] = []): Promise<T[]> {
   return (await executor.query(sql, parameters)) as T[];

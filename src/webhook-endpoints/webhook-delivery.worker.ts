@@ -9,6 +9,7 @@ import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { databaseOptions, type DatabaseTarget } from '../database/data-source-options.js';
 import { DATABASE_TARGET } from '../database/database-target-token.js';
+import { PoolReader } from '../database/pool-reader.js';
 import { affectedRows, selectRows } from '../database/sql.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { comparePositions } from '../changes/change-log.queries.js';
@@ -95,6 +96,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly appDataSource: DataSource,
     @Inject(DATABASE_TARGET) private readonly target: DatabaseTarget,
+    private readonly appReader: PoolReader,
     private readonly cipher: FieldCipher,
     private readonly clock: WebhookClock,
     private readonly resolver: WebhookResolver,
@@ -155,6 +157,11 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
    */
   private get dataSource(): DataSource {
     return this.own?.isInitialized ? this.own : this.appDataSource;
+  }
+
+  /** The change slices' reader on the worker's pool, its statements named like the service's. */
+  private get sliceReader(): PoolReader {
+    return new PoolReader(this.dataSource, this.appReader.preparesStatements);
   }
 
   private async openOwn(): Promise<void> {
@@ -308,7 +315,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     try {
       while (this.running && held) {
         const slice = await readChangeSlice(
-          this.dataSource,
+          this.sliceReader,
           this.records,
           endpoint.enterprise_id,
           state.cursor,
