@@ -33,7 +33,7 @@ import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { caseV1Answers } from './common/casing/v1-casing.hook.js';
-import { serialiseJson } from './database/json-text.js';
+import { serialiseJsonBody } from './database/json-text.js';
 import { WebhookDeliveryWorker } from './webhook-endpoints/webhook-delivery.worker.js';
 
 /** Every route is under /api but the probes and the interactive documentation. */
@@ -100,7 +100,9 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   const fastify = adapter.getInstance();
   fastify.server.headersTimeout = HEADERS_TIMEOUT_MS;
   // Records (or their nested rows) may be JSON text written by PostgreSQL; answers splice it in.
-  fastify.setReplySerializer((payload) => serialiseJson(payload));
+  // A large answer comes back as a Buffer: Fastify's type says string, but what the serializer
+  // returns goes to the onSend hooks and the reply writer, which both take a Buffer as well.
+  fastify.setReplySerializer((payload) => serialiseJsonBody(payload) as string);
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   // JSON only: a text body where JSON is expected is a 415, not a string to validate.
   fastify.removeContentTypeParser(['text/plain']);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { JsonText, RecordJson, serialiseJson } from '../../src/database/json-text.js';
+import { JsonText, RecordJson, serialiseJson, serialiseJsonBody } from '../../src/database/json-text.js';
 import { toV1Record } from '../../src/common/casing/v1-casing.js';
 
 /** A JSON value and its text in JSON.stringify's own form. */
@@ -19,6 +19,20 @@ describe('JSON texts spliced into answers', () => {
         expect(serialiseJson(withTexts)).toBe(JSON.stringify(plain));
       }),
     );
+  });
+
+  it('serialiseJsonBody: the UTF-8 bytes of JSON.stringify, a Buffer when texts are spliced in', () => {
+    fc.assert(
+      fc.property(fc.array(jsonValue, { maxLength: 6 }), fc.string({ unit: 'grapheme' }), (values, other) => {
+        const withTexts = { other, list: values.map(({ text }) => new JsonText(text)) };
+        const plain = JSON.stringify({ other, list: values.map(({ value }) => value) });
+        const body = serialiseJsonBody(withTexts);
+        expect(Buffer.isBuffer(body)).toBe(values.length > 0);
+        expect(Buffer.from(body).equals(Buffer.from(plain))).toBe(true);
+      }),
+    );
+    const written = serialiseJsonBody({ data: [new JsonText('{"name":"Zoë 😀 ✓"}')], next: 'é' });
+    expect(Buffer.from(written).toString('utf8')).toBe('{"data":[{"name":"Zoë 😀 ✓"}],"next":"é"}');
   });
 
   it('anything else reads a JsonText as its value: JSON.stringify, value(), the v1 casing', () => {

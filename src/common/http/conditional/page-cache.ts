@@ -114,8 +114,10 @@ export function keepListPages(fastify: FastifyInstance, maxBytes: number): void 
   fastify.decorateRequest('pageCacheTag', undefined);
   fastify.addHook('onSend', (request, reply, payload, done) => {
     const tag = request.pageCacheTag;
-    if (tag !== undefined && reply.statusCode === 200 && typeof payload === 'string') {
-      fastify.pageCache.set(tag, Buffer.from(payload));
+    // A page's body is a buffer of its own (serialiseJsonBody), never written to again.
+    if (tag !== undefined && reply.statusCode === 200) {
+      if (typeof payload === 'string') fastify.pageCache.set(tag, Buffer.from(payload));
+      else if (Buffer.isBuffer(payload)) fastify.pageCache.set(tag, payload);
     }
     done(null, payload);
   });
