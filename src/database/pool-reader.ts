@@ -65,30 +65,45 @@ export class PoolReader implements TransactionalExecutor {
   /**
    * `work` in one transaction on one pool connection, its statements named like the reader's: a
    * snapshot read repeated on every request (a change feed page, a webhook round) is parsed and
-   * planned once per connection too. Rolled back when `work` throws; a connection whose rollback
-   * fails is closed rather than returned to the pool.
+   * planned once per connection too. Rolled back when `work` throws; a statement asked for once
+   * the transaction is over (one still queued behind a failed one) is refused rather than run on
+   * a connection back in the pool. A connection that failed meanwhile, or whose rollback failed,
+   * is closed rather than returned.
    */
   async transaction<T>(isolation: 'REPEATABLE READ', work: (db: SqlExecutor) => Promise<T>): Promise<T> {
     const pool = this.pool;
     if (!pool) throw new Error('Connection terminated: the database connection pool is not open');
     const client = await pool.connect();
     const logger = this.dataSource.logger;
+    let broken: Error | undefined;
+    // The pool listens for a checked-out connection's errors no more: a server gone while this
+    // one is held must end this transaction, not the process.
+    const onError = (error: Error): void => {
+      broken ??= error;
+    };
+    client.on('error', onError);
+    let over = false;
     const db: SqlExecutor = {
-      query: (sql, parameters = []) => queryPool(client, sql, parameters, this.prepare, logger),
+      query: (sql, parameters = []) =>
+        over
+          ? Promise.reject(new Error('The transaction is over: the statement was not run'))
+          : queryPool(client, sql, parameters, this.prepare, logger),
     };
     const control = (sql: string) => queryPool(client, sql, [], false, logger);
-    let broken: Error | undefined;
     try {
       await control(`START TRANSACTION ISOLATION LEVEL ${isolation}`);
       const result = await work(db);
+      over = true;
       await control('COMMIT');
       return result;
     } catch (error) {
+      over = true;
       await control('ROLLBACK').catch((rollbackError: unknown) => {
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       });
       throw error;
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }

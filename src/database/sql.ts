@@ -1,4 +1,4 @@
-/** Anything that runs SQL: a DataSource, an EntityManager or a QueryRunner. */
+/** Anything that runs SQL: a DataSource, an EntityManager, a QueryRunner, the PoolReader or one of its transactions. */
 export interface SqlExecutor {
   query(sql: string, parameters?: unknown[]): Promise<unknown>;
 }
@@ -21,7 +21,7 @@ export async function affectedRows(executor: SqlExecutor, sql: string, parameter
 
 /**
  * An executor that runs its queries one after another, in the order they were asked for. A
- * transaction's EntityManager or a QueryRunner holds one client, and pg deprecates (and pg 9
+ * transaction (an EntityManager's, a QueryRunner's, PoolReader.transaction's) holds one client, and pg deprecates (and pg 9
  * refuses) a query on a client still running one; readers that ask for several queries at once
  * (nested rows of a page, Promise.all) get them queued here instead.
  */
