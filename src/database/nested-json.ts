@@ -50,8 +50,8 @@ function rowsWhereSql(collection: NestedCollection, ownerCondition: string): str
   return `FROM ${collection.table} x WHERE ${ownerCondition}${collection.where ? ` AND ${collection.where}` : ''}`;
 }
 
-/** The JSON of an owner without rows in a collection. */
-export const EMPTY_COLLECTION_SQL = `'{"data":[]}'`;
+/** The JSON of an owner without rows in a collection, as an SQL literal. */
+export const EMPTY_COLLECTION_SQL = `'${EMPTY.text}'`;
 
 /**
  * SQL for the collection of every owner a query reads (`owners`, the name of a CTE or table with

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 /**
  * PoolReader.transaction, the snapshot a change feed page and a webhook round read in: one pool
  * connection (the pool has one here), the isolation asked for, rolled back when the work throws
- * and the connection handed back usable.
+ * and the connection handed back usable, and no statement run on it once the transaction is over.
  */
 describe('PoolReader transactions', () => {
   let t: TestApp;
@@ -55,5 +55,19 @@ describe('PoolReader transactions', () => {
     );
     const [after] = await selectRows<{ one: number }>(reader, 'SELECT 1 AS one');
     expect(after?.one).toBe(1);
+  });
+
+  it('a statement asked for once the transaction failed is refused, not run on the returned connection', async () => {
+    let late: Promise<unknown> | undefined;
+    await expect(
+      reader.transaction('REPEATABLE READ', async (db) => {
+        const failing = db.query('SELECT 1/0');
+        // Asked for after the failure, as a batch queued behind it would be.
+        late = failing.catch(() => new Promise((resolve) => setTimeout(resolve, 0))).then(() => db.query('SELECT 1'));
+        late.catch(() => undefined);
+        await failing;
+      }),
+    ).rejects.toThrow(/division by zero/);
+    await expect(late).rejects.toThrow('The transaction is over');
   });
 });
