@@ -211,3 +211,24 @@ function nestedStage(table: NestedTable): StageTable {
 }
 
 export type Row = Record<string, unknown>;
+
+/** The tables an import may load straight into, without staging: people and their nested rows. */
+export type DirectTable = 'people' | NestedTable;
+export const DIRECT_TABLES: readonly DirectTable[] = ['people', ...NESTED_TABLES];
+
+/** The stager's name for rows bound straight for a target table. */
+export const directName = (table: DirectTable): StageName => `${table} (direct)`;
+
+/** A target table as its rows are loaded straight into it: id, its columns, timestamps. */
+export function directOf(table: DirectTable): StageTable {
+  const target = table === 'people' ? PEOPLE : NESTED[table];
+  return { name: target.table, columns: [...RECORD, ...target.columns, ...TIMESTAMPS] };
+}
+
+const DIRECT: ReadonlyMap<StageName, StageTable> = new Map(DIRECT_TABLES.map((t) => [directName(t), directOf(t)]));
+
+/** A name the stager writes to: a staging table, or a target loaded straight into. */
+export function destinationOf(name: StageName): { table: StageTable; staging: boolean } {
+  const direct = DIRECT.get(name);
+  return direct ? { table: direct, staging: false } : { table: stageOf(name), staging: true };
+}

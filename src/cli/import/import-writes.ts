@@ -37,6 +37,7 @@ export class ImportWrites {
   private readonly counts = {} as ImportCounts;
   /** Rows changed per target table, for ANALYZE after a large import. */
   readonly changedRows = new Map<string, number>();
+  private prepared = false;
 
   constructor(
     private readonly db: SqlExecutor,
@@ -47,8 +48,25 @@ export class ImportWrites {
     private readonly onPhase: (phase: string) => void,
   ) {}
 
-  async run(): Promise<ImportCounts> {
+  /** The bookkeeping table of changed owners, before the first write. */
+  private async prepare(): Promise<void> {
+    if (this.prepared) return;
     await this.db.query(`CREATE TEMP TABLE import_changes (section text, id uuid) ON COMMIT DROP`);
+    this.prepared = true;
+  }
+
+  /**
+   * The enterprises staged so far, ahead of the rest: people loaded straight into their table
+   * need theirs. `run` upserts them again with any read later; those written here are unchanged
+   * by then, so each is counted once.
+   */
+  async enterprisesAhead(): Promise<void> {
+    await this.prepare();
+    await this.upsert('enterprises', ENTERPRISES);
+  }
+
+  async run(): Promise<ImportCounts> {
+    await this.prepare();
     await this.upsert('enterprises', ENTERPRISES);
     if (this.staged('users')) {
       // A password change ends every session of the user.
@@ -75,16 +93,16 @@ export class ImportWrites {
   }
 
   private async upsert(section: ImportSection, target: TargetTable, owning?: OwningSection): Promise<void> {
-    const counts: SectionCounts = { total: this.stagedCount(section), created: 0, updated: 0 };
-    this.counts[section] = counts;
+    const counts: SectionCounts = (this.counts[section] ??= { total: 0, created: 0, updated: 0 });
+    counts.total = this.stagedCount(section);
     if (!this.staged(section)) return;
     this.onPhase(`writing ${section}`);
     const outcome =
       owning !== undefined && !this.anyExisted(owning)
         ? await this.insertRows(section, target)
         : await this.upsertRows(`import_${section}`, target, owning ?? null);
-    counts.created = outcome.created;
-    counts.updated = outcome.updated;
+    counts.created += outcome.created;
+    counts.updated += outcome.updated;
     this.note(target.table, outcome.created + outcome.updated);
   }
 

@@ -23,7 +23,9 @@ import {
   type SigningDocumentInput,
   type UserInput,
 } from './import-schema.js';
-import { stageOf, type StageName } from './import-tables.js';
+import { DIRECT_TABLES, stageOf, type StageName } from './import-tables.js';
+import { isDataError } from './data-error.js';
+import { DirectLoad, DirectRefused } from './direct-load.js';
 import { ImportWrites, type ImportCounts } from './import-writes.js';
 import { ProblemList } from './problem-list.js';
 import { InvalidJson, readSectionRecords } from './record-reader.js';
@@ -43,10 +45,19 @@ import { CopySink, InsertSink, Stager } from './staging.js';
 
 export type { ImportCounts } from './import-writes.js';
 
-export type ImportOutcome =
-  | { ok: true; counts: ImportCounts }
+export type ImportOutcome = (
+  | {
+      ok: true;
+      counts: ImportCounts;
+      /** People loaded straight into their table (`DirectLoad`), of those created. */
+      loadedStraightIn: number;
+    }
   /** `problems`: the first ones with their paths; `problemCount`: how many in all. */
-  | { ok: false; problems: string[]; problemCount: number };
+  | { ok: false; problems: string[]; problemCount: number }
+) & {
+  /** The file was read a second time, without loading straight in. */
+  readAgain?: true;
+};
 
 /** Tables of at least this many staged or changed rows are analysed, so plans see their size. */
 const ANALYZE_ROWS = 10_000;
@@ -58,12 +69,9 @@ const rejected = (problems: string[]): ImportOutcome => ({ ok: false, problems, 
 /** Problems with the data itself, found by the database while writing (the write is rolled back). */
 class WriteRejected extends Error {}
 
-/** Constraint violations and bad values (SQLSTATE classes 22 and 23), not connection faults. */
-function isDataError(error: unknown): error is Error & { code: string } {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code ?? (error as { driverError?: { code?: unknown } }).driverError?.code;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
-}
+/** The import is to be refused after rows were loaded straight in: it is rolled back and read again without. */
+class ReadAgain extends Error {}
+const READ_AGAIN = Symbol('read again');
 
 const embeddedByDataSource = new WeakMap<DataSource, boolean>();
 
@@ -100,33 +108,77 @@ function stageRecord(sink: RowSink, section: ImportSection, ord: number, value: 
   }
 }
 
+type Text = AsyncIterable<string> | Iterable<string>;
+
+/** How an import is run (tests compare both ways). */
+export interface ImportTuning {
+  /** Load the people of a file that creates them straight into their tables (`DirectLoad`); default true. */
+  readonly direct?: boolean;
+}
+
 /**
  * Imports a stream of JSON text in one transaction, holding one record (and a batch of staged
  * rows) in memory at a time: every record is validated as it is read and staged into TEMP
  * tables (COPY on PostgreSQL), the checks that need the whole file run in SQL over the staging
  * tables, then one set-based upsert per table writes it. Any problem: nothing is written and
  * the first problems are returned with their paths, with the total count.
+ *
+ * Given a function that opens the text again from its start, the people of a file that creates
+ * them are loaded straight into their tables (`DirectLoad`); if such an import is to be refused,
+ * it is read again without.
  */
 export async function importStream(
   dataSource: DataSource,
   cipher: FieldCipher,
-  text: AsyncIterable<string> | Iterable<string>,
+  text: Text | (() => Text),
   progress: Progress = NO_PROGRESS,
   /** Names the input in a problem about the whole of it (the file's name). */
   label = '(input)',
+  tuning: ImportTuning = {},
 ): Promise<ImportOutcome> {
+  if (typeof text !== 'function') {
+    return importOnce(dataSource, cipher, text, progress, label, false) as Promise<ImportOutcome>;
+  }
+  const direct = tuning.direct ?? true;
+  let recordsRead = 0;
+  // A second reading counts the records from zero again.
+  const counting: Progress = {
+    phase: (name) => progress.phase(name),
+    addRecords: (count) => {
+      recordsRead += count;
+      progress.addRecords(count);
+    },
+    finish: (ending) => progress.finish(ending),
+  };
+  const outcome = await importOnce(dataSource, cipher, text(), counting, label, direct);
+  if (outcome !== READ_AGAIN) return outcome;
+  progress.phase('reading again');
+  progress.addRecords(-recordsRead);
+  const again = (await importOnce(dataSource, cipher, text(), progress, label, false)) as ImportOutcome;
+  return { ...again, readAgain: true };
+}
+
+async function importOnce(
+  dataSource: DataSource,
+  cipher: FieldCipher,
+  text: Text,
+  progress: Progress,
+  label: string,
+  direct: boolean,
+): Promise<ImportOutcome | typeof READ_AGAIN> {
   const runner = dataSource.createQueryRunner();
   const client = (await runner.connect()) as PoolClient;
   try {
     await runner.startTransaction('READ COMMITTED');
     try {
-      const outcome = await importInTransaction(dataSource, runner, client, cipher, text, progress, label);
+      const outcome = await importInTransaction(dataSource, runner, client, cipher, text, progress, label, direct);
       if (outcome.ok) await runner.commitTransaction();
       else await runner.rollbackTransaction();
       if (outcome.ok) await analyse(runner, outcome.tables, progress);
-      return outcome.ok ? { ok: true, counts: outcome.counts } : outcome;
+      return outcome.ok ? { ok: true, counts: outcome.counts, loadedStraightIn: outcome.loadedStraightIn } : outcome;
     } catch (error) {
       await runner.rollbackTransaction();
+      if (error instanceof ReadAgain) return READ_AGAIN;
       if (error instanceof WriteRejected) {
         return rejected([problem([], `the database refused the data: ${error.message}`)]);
       }
@@ -138,22 +190,36 @@ export async function importStream(
 }
 
 type TransactionOutcome =
-  { ok: true; counts: ImportCounts; tables: string[] } | { ok: false; problems: string[]; problemCount: number };
+  | { ok: true; counts: ImportCounts; tables: string[]; loadedStraightIn: number }
+  | { ok: false; problems: string[]; problemCount: number };
 
 async function importInTransaction(
   dataSource: DataSource,
   runner: QueryRunner,
   client: PoolClient,
   cipher: FieldCipher,
-  text: AsyncIterable<string> | Iterable<string>,
+  text: Text,
   progress: Progress,
   label: string,
+  direct: boolean,
 ): Promise<TransactionOutcome> {
   const values = new StagedValues(runner, cipher);
   const sink = (await isEmbedded(dataSource, runner)) ? new InsertSink(runner) : new CopySink(client);
   const stager = new Stager(runner, sink, values.preparers());
   const problems = new ProblemList();
   const refused = (message: string): TransactionOutcome => ({ ok: false, problems: [message], problemCount: 1 });
+  const writes = new ImportWrites(
+    runner,
+    (name) => stager.has(name),
+    (name) => stager.rowCount(name),
+    (section) => values.existing.has(section),
+    (phase) => progress.phase(phase),
+  );
+  const load = new DirectLoad(runner, stager, cipher, () => writes.enterprisesAhead(), direct);
+  /** Before refusing for what the database found: rows loaded straight in have not been checked. */
+  const unlessLoadedStraightIn = (): void => {
+    if (load.started) throw new ReadAgain();
+  };
 
   progress.phase('reading');
   try {
@@ -171,7 +237,8 @@ async function importInTransaction(
       }
       // After the first problem the rest of the file is only validated: nothing will be written.
       if (problems.empty) {
-        stageRecord(stager, section, event.index, parsed.data);
+        const sink = await load.sinkFor(section, (parsed.data as { id: string }).id);
+        stageRecord(sink, section, event.index, parsed.data);
         stager.addChars(event.chars);
         await stager.flushFull();
       }
@@ -180,7 +247,11 @@ async function importInTransaction(
     await stager.flushAll();
   } catch (error) {
     if (error instanceof InvalidJson) return refused(`${label}: is not valid JSON (${error.message})`);
-    if (isDataError(error)) throw new WriteRejected(error.message);
+    if (error instanceof DirectRefused) throw new ReadAgain();
+    if (isDataError(error)) {
+      unlessLoadedStraightIn();
+      throw new WriteRejected(error.message);
+    }
     throw error;
   } finally {
     // Batches may still be on their way when reading stops early (a problem, a bad file).
@@ -197,21 +268,27 @@ async function importInTransaction(
     await runner.query(`SET LOCAL default_statistics_target TO DEFAULT`);
   }
   await new ImportChecks(runner, staged, problems).run();
-  if (!problems.empty) return { ok: false, problems: problems.kept, problemCount: problems.total };
+  if (!problems.empty) {
+    unlessLoadedStraightIn();
+    return { ok: false, problems: problems.kept, problemCount: problems.total };
+  }
 
-  const writes = new ImportWrites(
-    runner,
-    staged,
-    (name) => stager.rowCount(name),
-    (section) => values.existing.has(section),
-    (phase) => progress.phase(phase),
-  );
   try {
     const counts = await writes.run();
-    const tables = [...writes.changedRows].filter(([, rows]) => rows >= ANALYZE_ROWS).map(([table]) => table);
-    return { ok: true, counts, tables };
+    const changed = new Map(writes.changedRows);
+    for (const table of DIRECT_TABLES) changed.set(table, (changed.get(table) ?? 0) + load.loaded(table));
+    const people = counts.people;
+    if (people !== undefined) {
+      people.total += load.loaded('people');
+      people.created += load.loaded('people');
+    }
+    const tables = [...changed].filter(([, rows]) => rows >= ANALYZE_ROWS).map(([table]) => table);
+    return { ok: true, counts, tables, loadedStraightIn: load.loaded('people') };
   } catch (error) {
-    if (isDataError(error)) throw new WriteRejected(error.message);
+    if (isDataError(error)) {
+      unlessLoadedStraightIn();
+      throw new WriteRejected(error.message);
+    }
     throw error;
   }
 }
@@ -228,12 +305,13 @@ export async function importDocument(
   dataSource: DataSource,
   cipher: FieldCipher,
   input: unknown,
+  tuning: ImportTuning = {},
 ): Promise<ImportOutcome> {
   const json = JSON.stringify(input) as string | undefined;
   if (json === undefined) {
     return rejected([problem([], 'must be a JSON object with the sections of the import format')]);
   }
-  return importStream(dataSource, cipher, [json]);
+  return importStream(dataSource, cipher, () => [json], NO_PROGRESS, undefined, tuning);
 }
 
 /** Counts the bytes that pass, for progress. */
@@ -267,32 +345,51 @@ export async function importFile(
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'could not be read';
     return rejected([`${file}: ${reason}`]);
   }
-  const counter = new ByteCounter();
-  const text = new PassThrough({ encoding: 'utf8' });
-  const source = createReadStream(file, { highWaterMark: 1 << 16 });
-  const reading = file.endsWith('.gz')
-    ? pipeline(source, counter, createGunzip(), text)
-    : pipeline(source, counter, text);
-  let readError: Error | null = null;
-  reading.catch((error: Error) => {
-    readError = error;
-    text.destroy(error);
-  });
-  const progress = options.progress?.(() => counter.bytes, size) ?? NO_PROGRESS;
+  // The file is opened again when the import is read a second time; progress counts the bytes of the current reading.
+  let reading: FileReading | null = null;
+  const open = (): PassThrough => {
+    reading?.text.destroy();
+    reading = readFileText(file);
+    return reading.text;
+  };
+  const progress = options.progress?.(() => reading?.counter.bytes ?? 0, size) ?? NO_PROGRESS;
   let ending: 'done' | 'rejected' | 'failed' = 'failed';
   try {
-    const outcome = await importStream(dataSource, cipher, text, progress, file);
+    const outcome = await importStream(dataSource, cipher, open, progress, file);
     ending = outcome.ok ? 'done' : 'rejected';
     return outcome;
   } catch (error) {
+    const readError = (reading as FileReading | null)?.error ?? null;
     if (error === readError && readError !== null) {
       const code = (readError as NodeJS.ErrnoException).code ?? '';
       const reason = code.startsWith('Z_') ? 'is not a valid gzip file' : 'could not be read';
-      return rejected([`${file}: ${reason} (${(readError as Error).message})`]);
+      return rejected([`${file}: ${reason} (${readError.message})`]);
     }
     throw error;
   } finally {
     progress.finish(ending);
-    text.destroy();
+    (reading as FileReading | null)?.text.destroy();
   }
+}
+
+interface FileReading {
+  readonly counter: ByteCounter;
+  /** The file's text (decompressed), destroyed with the error when reading fails. */
+  readonly text: PassThrough;
+  error: Error | null;
+}
+
+function readFileText(file: string): FileReading {
+  const counter = new ByteCounter();
+  const text = new PassThrough({ encoding: 'utf8' });
+  const source = createReadStream(file, { highWaterMark: 1 << 16 });
+  const reading: FileReading = { counter, text, error: null };
+  const piping = file.endsWith('.gz')
+    ? pipeline(source, counter, createGunzip(), text)
+    : pipeline(source, counter, text);
+  piping.catch((error: Error) => {
+    reading.error = error;
+    text.destroy(error);
+  });
+  return reading;
 }

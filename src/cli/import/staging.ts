@@ -3,12 +3,28 @@ import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { SqlExecutor } from '../../database/sql.js';
-import { stageOf, type Column, type Row, type StageName, type StageTable } from './import-tables.js';
+import {
+  destinationOf,
+  DIRECT_TABLES,
+  directName,
+  type Column,
+  type Row,
+  type StageName,
+  type StageTable,
+} from './import-tables.js';
 
 /** Rows buffered per staging table before they are sent in one COPY (or INSERT)... */
 const FLUSH_ROWS = 2000;
 /** ...or fewer when the records buffered held this many characters of JSON (records with long texts). */
 const FLUSH_CHARS = 4_000_000;
+/**
+ * People loaded straight into their table per batch, sent with their nested rows: there each
+ * statement fires the table's change-capture trigger, at a fixed cost of several milliseconds
+ * (batches of 2,000 people took twice the time of batches of 10,000)...
+ */
+const DIRECT_PEOPLE = 10_000;
+/** ...or fewer when their records held this many characters of JSON. */
+const DIRECT_CHARS = 16_000_000;
 /**
  * Batches handed to the connection and not yet taken by the database, at most: reading goes on
  * while they wait their turn (one statement at a time on the one connection).
@@ -58,27 +74,56 @@ export function copyLine(table: StageTable, row: Row): string {
   return `${line}\n`;
 }
 
-/** Characters of COPY text gathered in a string before they are moved into a buffer. */
-const TEXT_CHUNK_CHARS = 1 << 15;
+/** Characters of COPY text gathered in a string before they are written into a buffer. */
+const TEXT_PIECE_CHARS = 1 << 13;
+/** Bytes of a buffer that COPY text is written into. */
+const SLAB_BYTES = 1 << 16;
+/** Buffers kept for reuse, at most: more than the batches on their way ever hold. */
+const POOLED_SLABS = 128;
+
+/**
+ * Buffers for COPY text, reused once the database has taken the text in them: new memory costs
+ * the kernel a page fault per page first touched, which the text of a large import would pay
+ * again and again.
+ */
+class SlabPool {
+  private readonly free: Buffer[] = [];
+
+  take(): Buffer {
+    return this.free.pop() ?? Buffer.allocUnsafeSlow(SLAB_BYTES);
+  }
+
+  /** Gives back the buffers of chunks the database has taken; chunks of other buffers are left alone. */
+  release(chunks: readonly Buffer[]): void {
+    for (const chunk of chunks) {
+      if (this.free.length >= POOLED_SLABS) return;
+      if (chunk.byteOffset === 0 && chunk.buffer.byteLength === SLAB_BYTES) {
+        this.free.push(Buffer.from(chunk.buffer, 0, SLAB_BYTES));
+      }
+    }
+  }
+}
+
+const slabs = new SlabPool();
 
 /**
  * COPY text of a batch of rows, kept outside the JavaScript heap: lines are gathered in a short
- * string and moved into a buffer every few dozen kilobytes. A batch of rows held as objects
+ * string and written into a reused buffer every few kilobytes. A batch of rows held as objects
  * until it is sent outlives the young generation and is copied by every garbage collection on
- * the way; its text in buffers is not.
+ * the way; its text in buffers is not. `CopyText.release` gives the buffers back once the
+ * database has the text.
  */
 export class CopyText {
   private chunks: Buffer[] = [];
+  private slab: Buffer | null = null;
+  private used = 0;
   private pending = '';
   private lines = 0;
 
   add(line: string): void {
     this.pending += line;
     this.lines++;
-    if (this.pending.length >= TEXT_CHUNK_CHARS) {
-      this.chunks.push(Buffer.from(this.pending, 'utf8'));
-      this.pending = '';
-    }
+    if (this.pending.length >= TEXT_PIECE_CHARS) this.write();
   }
 
   get rowCount(): number {
@@ -87,12 +132,40 @@ export class CopyText {
 
   /** The text gathered so far, which is then forgotten. */
   take(): Buffer[] {
-    if (this.pending !== '') this.chunks.push(Buffer.from(this.pending, 'utf8'));
+    if (this.pending !== '') this.write();
+    this.closeSlab();
     const chunks = this.chunks;
     this.chunks = [];
-    this.pending = '';
     this.lines = 0;
     return chunks;
+  }
+
+  /** Gives back the buffers of text taken from a CopyText, once the database has it. */
+  static release(chunks: readonly Buffer[]): void {
+    slabs.release(chunks);
+  }
+
+  private write(): void {
+    const text = this.pending;
+    this.pending = '';
+    // UTF-8 takes at most three bytes for each UTF-16 unit.
+    if (text.length * 3 > SLAB_BYTES) {
+      this.closeSlab();
+      this.chunks.push(Buffer.from(text, 'utf8'));
+      return;
+    }
+    if (this.slab === null || this.used + text.length * 3 > SLAB_BYTES) {
+      this.closeSlab();
+      this.slab = slabs.take();
+    }
+    this.used += this.slab.write(text, this.used, 'utf8');
+  }
+
+  private closeSlab(): void {
+    if (this.slab !== null && this.used > 0) this.chunks.push(this.slab.subarray(0, this.used));
+    else if (this.slab !== null) slabs.release([this.slab]);
+    this.slab = null;
+    this.used = 0;
   }
 }
 
@@ -103,7 +176,9 @@ export class CopySink implements StageSink {
   async write(table: StageTable, rows: readonly Row[]): Promise<void> {
     const text = new CopyText();
     for (const row of rows) text.add(copyLine(table, row));
-    await this.writeText(table, text.take());
+    const chunks = text.take();
+    await this.writeText(table, chunks);
+    CopyText.release(chunks);
   }
 
   async writeText(table: StageTable, chunks: readonly Buffer[]): Promise<void> {
@@ -151,8 +226,12 @@ export class Stager {
   private readonly buffers = new Map<StageName, Row[]>();
   /** Tables without a preparer, when the sink takes text: their rows are turned into COPY text as they come. */
   private readonly texts = new Map<StageName, CopyText>();
+  /** Work queued before each batch of rows loaded straight into their tables (its check). */
+  beforeDirectBatch?: () => (() => Promise<void>) | undefined;
   /** Characters of JSON of the records whose rows are buffered. */
   private bufferedChars = 0;
+  /** The same, since the last batch of rows loaded straight into their tables. */
+  private directChars = 0;
   private readonly created = new Set<StageName>();
   private readonly counts = new Map<StageName, number>();
   /** The last batch handed to the connection: each is sent once the one before it is in. */
@@ -173,7 +252,7 @@ export class Stager {
         text = new CopyText();
         this.texts.set(name, text);
       }
-      text.add(copyLine(stageOf(name), row));
+      text.add(copyLine(destinationOf(name).table, row));
       return;
     }
     let buffer = this.buffers.get(name);
@@ -187,29 +266,75 @@ export class Stager {
   /** Counts the size of a record whose rows were pushed (its JSON text), to bound the buffers' memory. */
   addChars(chars: number): void {
     this.bufferedChars += chars;
+    this.directChars += chars;
   }
 
   /**
    * Sends the buffers that are full, or all of them when the records buffered are large; the
-   * last batch sent may still be on its way.
+   * last batch sent may still be on its way. Rows loaded straight into their tables go in
+   * batches of their own: the people first, then their nested rows.
    */
   async flushFull(): Promise<void> {
     const all = this.bufferedChars >= FLUSH_CHARS;
     if (all) this.bufferedChars = 0;
     for (const [name, buffer] of this.buffers) {
-      if (all || buffer.length >= FLUSH_ROWS) await this.flush(name);
+      if (destinationOf(name).staging && (all || buffer.length >= FLUSH_ROWS)) await this.flush(name);
     }
     for (const [name, text] of this.texts) {
-      if (all || text.rowCount >= FLUSH_ROWS) await this.flushText(name, text);
+      if (destinationOf(name).staging && (all || text.rowCount >= FLUSH_ROWS)) await this.flushText(name, text);
     }
+    const people = this.rowsBuffered(directName('people'));
+    if (people > 0 && (people >= DIRECT_PEOPLE || this.directChars >= DIRECT_CHARS)) await this.flushDirect();
+  }
+
+  private rowsBuffered(name: StageName): number {
+    return (this.buffers.get(name)?.length ?? 0) + (this.texts.get(name)?.rowCount ?? 0);
+  }
+
+  private async flushDirect(): Promise<void> {
+    this.directChars = 0;
+    const check = this.beforeDirectBatch?.();
+    if (check !== undefined) await this.enqueue(null, 0, check);
+    for (const table of DIRECT_TABLES) {
+      const name = directName(table);
+      await this.flush(name);
+      const text = this.texts.get(name);
+      if (text !== undefined) await this.flushText(name, text);
+    }
+  }
+
+  /** Hands every buffered row to the connection; the batches may still be on their way. */
+  async flushBuffered(): Promise<void> {
+    for (const name of this.buffers.keys()) if (destinationOf(name).staging) await this.flush(name);
+    for (const [name, text] of this.texts) if (destinationOf(name).staging) await this.flushText(name, text);
+    await this.flushDirect();
   }
 
   /** Sends every buffered row and waits until the database has them all. */
   async flushAll(): Promise<void> {
-    for (const name of this.buffers.keys()) await this.flush(name);
-    for (const [name, text] of this.texts) await this.flushText(name, text);
+    await this.flushBuffered();
     this.inFlight.length = 0;
     await this.tail;
+  }
+
+  /**
+   * Queues other work on the connection behind the batches handed to it so far (it sees their
+   * rows), as a batch is queued: reading goes on meanwhile.
+   */
+  async after(work: () => Promise<void>): Promise<void> {
+    await this.enqueue(null, 0, work);
+  }
+
+  /** As `after`, and waits until the work is done: reading stops meanwhile. */
+  async runNext<T>(work: () => Promise<T>): Promise<T> {
+    let result: { value: T } | undefined;
+    await this.after(async () => {
+      result = { value: await work() };
+    });
+    this.inFlight.length = 0;
+    await this.tail;
+    if (result === undefined) throw new Error('The queued work did not run');
+    return result.value;
   }
 
   /**
@@ -230,8 +355,9 @@ export class Stager {
     return this.counts.get(name) ?? 0;
   }
 
+  /** Staging tables that hold rows (not the targets loaded straight into). */
   stagedNames(): StageName[] {
-    return [...this.counts.keys()];
+    return [...this.counts.keys()].filter((name) => destinationOf(name).staging);
   }
 
   /** Creates the staging tables no row reached, so every later statement can name them. */
@@ -249,9 +375,9 @@ export class Stager {
     if (buffer === undefined || buffer.length === 0) return;
     this.buffers.set(name, []);
     const preparer = this.preparers[name];
-    await this.enqueue(name, buffer.length, async (table) => {
+    await this.enqueue(name, buffer.length, async () => {
       const rows = preparer ? await preparer(buffer) : buffer;
-      await this.sink.write(table, rows);
+      await this.sink.write(destinationOf(name).table, rows);
     });
   }
 
@@ -260,10 +386,11 @@ export class Stager {
     const rows = text.rowCount;
     if (rows === 0) return;
     const chunks = text.take();
-    await this.enqueue(name, rows, async (table) => {
-      const sending = this.sink.writeText?.(table, chunks);
+    await this.enqueue(name, rows, async () => {
+      const sending = this.sink.writeText?.(destinationOf(name).table, chunks);
       if (sending === undefined) throw new Error('This sink takes rows, not COPY text');
       await sending;
+      CopyText.release(chunks);
     });
   }
 
@@ -271,22 +398,23 @@ export class Stager {
    * Queues a batch behind the ones before it. A failed batch fails every later one with the same
    * error, which surfaces in the reading loop at its next wait (or in `flushAll`).
    */
-  private async enqueue(name: StageName, rows: number, send: (table: StageTable) => Promise<void>): Promise<void> {
+  private async enqueue(name: StageName | null, rows: number, send: () => Promise<void>): Promise<void> {
     while (this.inFlight.length >= MAX_IN_FLIGHT) await this.inFlight.shift();
     const sending = this.tail.then(async () => {
-      await this.ensureCreated(name);
-      await send(stageOf(name));
+      if (name !== null) await this.ensureCreated(name);
+      await send();
     });
     // Rejections surface when the batch is awaited; until then they are not "unhandled".
     sending.catch(() => undefined);
     this.tail = sending;
     this.inFlight.push(sending);
-    this.counts.set(name, (this.counts.get(name) ?? 0) + rows);
+    if (name !== null) this.counts.set(name, (this.counts.get(name) ?? 0) + rows);
   }
 
   private async ensureCreated(name: StageName): Promise<void> {
     if (this.created.has(name)) return;
-    const table = stageOf(name);
+    const { table, staging } = destinationOf(name);
+    if (!staging) return;
     const definition = table.columns.map((c) => `${c.name} ${c.type}`).join(', ');
     await this.db.query(`CREATE TEMP TABLE ${table.name} (${definition}) ON COMMIT DROP`);
     this.created.add(name);
