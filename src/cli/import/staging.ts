@@ -20,7 +20,7 @@ const FLUSH_CHARS = 4_000_000;
 /**
  * People loaded straight into their table per batch, sent with their nested rows: there each
  * statement fires the table's change-capture trigger, at a fixed cost of several milliseconds
- * (batches of 2,000 people took twice the time of batches of 10,000)...
+ * (100,000 people took 21 s in batches of 2,000, 13 s in batches of 10,000)...
  */
 const DIRECT_PEOPLE = 10_000;
 /** ...or fewer when their records held this many characters of JSON. */
