@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { importDocument, importStream, type ImportOutcome } from '../../src/cli/import/importer.js';
+import type { Progress } from '../../src/cli/progress.js';
 import { parseAppKey } from '../../src/config/app-key.js';
 import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { openDataSource } from '../../src/data-source.js';
@@ -144,6 +145,34 @@ describe('loading the people of a file that creates them straight into their tab
       [[duplicate, noEnterprise, takesPhone].flatMap((d) => (d.doc.people ?? []).map((p) => p.id))],
     );
     expect(left?.count).toBe(0);
+  });
+
+  it('says `reading` while people are loaded straight in, and counts the records of a second reading from zero', async () => {
+    const record = (): { phases: string[]; records: () => number; progress: Progress } => {
+      const phases: string[] = [];
+      let records = 0;
+      const progress: Progress = {
+        phase: (name) => phases.push(name),
+        addRecords: (count) => (records += count),
+        finish: () => undefined,
+      };
+      return { phases, records: () => records, progress };
+    };
+    const creating = creatingDocument();
+    const once = record();
+    const json = JSON.stringify(creating.doc);
+    expect(await importStream(dataSource, cipher, () => [json], once.progress)).toMatchObject({ loadedStraightIn: 3 });
+    expect(once.phases.slice(0, 2)).toEqual(['reading', 'checking']);
+    expect(once.records()).toBe(4);
+
+    const stored = creatingDocument(1);
+    expect((await importDocument(dataSource, cipher, stored.doc)).ok).toBe(true);
+    const { doc } = creatingDocument(2);
+    const mixed = JSON.stringify({ ...doc, people: [...(doc.people ?? []), ...(stored.doc.people ?? [])] });
+    const twice = record();
+    expect(await importStream(dataSource, cipher, () => [mixed], twice.progress)).toMatchObject({ readAgain: true });
+    expect(twice.phases.slice(0, 3)).toEqual(['reading', 'reading again', 'checking']);
+    expect(twice.records()).toBe(4);
   });
 
   it('reads again when people follow another section after people loaded straight in', async () => {

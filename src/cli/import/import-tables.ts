@@ -225,10 +225,20 @@ export function directOf(table: DirectTable): StageTable {
   return { name: target.table, columns: [...RECORD, ...target.columns, ...TIMESTAMPS] };
 }
 
-const DIRECT: ReadonlyMap<StageName, StageTable> = new Map(DIRECT_TABLES.map((t) => [directName(t), directOf(t)]));
+interface Destination {
+  readonly table: StageTable;
+  readonly staging: boolean;
+}
+
+/** Every name the stager writes to, looked up once per staged row. */
+const DESTINATIONS: ReadonlyMap<StageName, Destination> = new Map([
+  ...Object.entries(STAGES).map(([name, table]): [StageName, Destination] => [name, { table, staging: true }]),
+  ...DIRECT_TABLES.map((t): [StageName, Destination] => [directName(t), { table: directOf(t), staging: false }]),
+]);
 
 /** A name the stager writes to: a staging table, or a target loaded straight into. */
-export function destinationOf(name: StageName): { table: StageTable; staging: boolean } {
-  const direct = DIRECT.get(name);
-  return direct ? { table: direct, staging: false } : { table: stageOf(name), staging: true };
+export function destinationOf(name: StageName): Destination {
+  const destination = DESTINATIONS.get(name);
+  if (!destination) throw new Error(`The import file has no section ${name}`);
+  return destination;
 }

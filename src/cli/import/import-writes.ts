@@ -2,6 +2,7 @@ import { selectRows, type SqlExecutor } from '../../database/sql.js';
 import type { ImportSection } from './import-schema.js';
 import { ENTITY_SECTIONS } from './entity-sections.js';
 import {
+  DIRECT_TABLES,
   ENTERPRISES,
   LEADS,
   NESTED,
@@ -11,6 +12,7 @@ import {
   QUOTES,
   SIGNING_DOCUMENTS,
   USERS,
+  type DirectTable,
   type NestedTable,
   type OwnerSection,
   type StageName,
@@ -38,6 +40,8 @@ export class ImportWrites {
   /** Rows changed per target table, for ANALYZE after a large import. */
   readonly changedRows = new Map<string, number>();
   private prepared = false;
+  /** Writing ahead of the end (while the file is read): progress keeps saying `reading`. */
+  private ahead = false;
 
   constructor(
     private readonly db: SqlExecutor,
@@ -46,6 +50,8 @@ export class ImportWrites {
     /** True when at least one staged record of the section was already in the database. */
     private readonly anyExisted: (section: OwningSection) => boolean,
     private readonly onPhase: (phase: string) => void,
+    /** Rows loaded straight into a target table, not staged (`DirectLoad`): all created. */
+    private readonly loadedStraightIn: (table: DirectTable) => number = () => 0,
   ) {}
 
   /** The bookkeeping table of changed owners, before the first write. */
@@ -62,7 +68,12 @@ export class ImportWrites {
    */
   async enterprisesAhead(): Promise<void> {
     await this.prepare();
-    await this.upsert('enterprises', ENTERPRISES);
+    this.ahead = true;
+    try {
+      await this.upsert('enterprises', ENTERPRISES);
+    } finally {
+      this.ahead = false;
+    }
   }
 
   async run(): Promise<ImportCounts> {
@@ -85,7 +96,16 @@ export class ImportWrites {
     await this.upsert('quotes', QUOTES);
     await this.upsert('leads', LEADS);
     await this.upsert('signing_documents', SIGNING_DOCUMENTS);
+    this.countLoadedStraightIn();
     return this.counts;
+  }
+
+  private countLoadedStraightIn(): void {
+    for (const table of DIRECT_TABLES) this.note(table, this.loadedStraightIn(table));
+    const people = this.counts.people;
+    if (people === undefined) return;
+    people.total += this.loadedStraightIn('people');
+    people.created += this.loadedStraightIn('people');
   }
 
   private note(table: string, rows: number): void {
@@ -96,7 +116,7 @@ export class ImportWrites {
     const counts: SectionCounts = (this.counts[section] ??= { total: 0, created: 0, updated: 0 });
     counts.total = this.stagedCount(section);
     if (!this.staged(section)) return;
-    this.onPhase(`writing ${section}`);
+    if (!this.ahead) this.onPhase(`writing ${section}`);
     const outcome =
       owning !== undefined && !this.anyExisted(owning)
         ? await this.insertRows(section, target)

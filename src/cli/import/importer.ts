@@ -23,7 +23,7 @@ import {
   type SigningDocumentInput,
   type UserInput,
 } from './import-schema.js';
-import { DIRECT_TABLES, stageOf, type StageName } from './import-tables.js';
+import { stageOf, type StageName } from './import-tables.js';
 import { isDataError } from './data-error.js';
 import { DirectLoad, DirectRefused } from './direct-load.js';
 import { ImportWrites, type ImportCounts } from './import-writes.js';
@@ -152,9 +152,13 @@ export async function importStream(
   };
   const outcome = await importOnce(dataSource, cipher, text(), counting, label, direct);
   if (outcome !== READ_AGAIN) return outcome;
-  progress.phase('reading again');
   progress.addRecords(-recordsRead);
-  const again = (await importOnce(dataSource, cipher, text(), progress, label, false)) as ImportOutcome;
+  const second: Progress = {
+    phase: (name) => progress.phase(name === 'reading' ? 'reading again' : name),
+    addRecords: (count) => progress.addRecords(count),
+    finish: (ending) => progress.finish(ending),
+  };
+  const again = (await importOnce(dataSource, cipher, text(), second, label, false)) as ImportOutcome;
   return { ...again, readAgain: true };
 }
 
@@ -214,8 +218,9 @@ async function importInTransaction(
     (name) => stager.rowCount(name),
     (section) => values.existing.has(section),
     (phase) => progress.phase(phase),
+    (table): number => load.loaded(table),
   );
-  const load = new DirectLoad(runner, stager, cipher, () => writes.enterprisesAhead(), direct);
+  const load = new DirectLoad(runner, stager, cipher, (): Promise<void> => writes.enterprisesAhead(), direct);
   /** Before refusing for what the database found: rows loaded straight in have not been checked. */
   const unlessLoadedStraightIn = (): void => {
     if (load.started) throw new ReadAgain();
@@ -275,14 +280,7 @@ async function importInTransaction(
 
   try {
     const counts = await writes.run();
-    const changed = new Map(writes.changedRows);
-    for (const table of DIRECT_TABLES) changed.set(table, (changed.get(table) ?? 0) + load.loaded(table));
-    const people = counts.people;
-    if (people !== undefined) {
-      people.total += load.loaded('people');
-      people.created += load.loaded('people');
-    }
-    const tables = [...changed].filter(([, rows]) => rows >= ANALYZE_ROWS).map(([table]) => table);
+    const tables = [...writes.changedRows].filter(([, rows]) => rows >= ANALYZE_ROWS).map(([table]) => table);
     return { ok: true, counts, tables, loadedStraightIn: load.loaded('people') };
   } catch (error) {
     if (isDataError(error)) {
@@ -346,20 +344,20 @@ export async function importFile(
     return rejected([`${file}: ${reason}`]);
   }
   // The file is opened again when the import is read a second time; progress counts the bytes of the current reading.
-  let reading: FileReading | null = null;
+  const current: { reading: FileReading | null } = { reading: null };
   const open = (): PassThrough => {
-    reading?.text.destroy();
-    reading = readFileText(file);
-    return reading.text;
+    current.reading?.text.destroy();
+    current.reading = readFileText(file);
+    return current.reading.text;
   };
-  const progress = options.progress?.(() => reading?.counter.bytes ?? 0, size) ?? NO_PROGRESS;
+  const progress = options.progress?.(() => current.reading?.counter.bytes ?? 0, size) ?? NO_PROGRESS;
   let ending: 'done' | 'rejected' | 'failed' = 'failed';
   try {
     const outcome = await importStream(dataSource, cipher, open, progress, file);
     ending = outcome.ok ? 'done' : 'rejected';
     return outcome;
   } catch (error) {
-    const readError = (reading as FileReading | null)?.error ?? null;
+    const readError = current.reading?.error ?? null;
     if (error === readError && readError !== null) {
       const code = (readError as NodeJS.ErrnoException).code ?? '';
       const reason = code.startsWith('Z_') ? 'is not a valid gzip file' : 'could not be read';
@@ -368,7 +366,7 @@ export async function importFile(
     throw error;
   } finally {
     progress.finish(ending);
-    (reading as FileReading | null)?.text.destroy();
+    current.reading?.text.destroy();
   }
 }
 
