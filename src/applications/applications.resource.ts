@@ -3,7 +3,6 @@ import type { TenantResource } from '../resources/tenant-resource.js';
 import { tenantTableRows } from '../resources/row-sources.js';
 import { Application } from './application.entity.js';
 import { presentApplication, type ApplicationRecord, type ApplicationRow } from './application.presenter.js';
-import { ApplicationSchema } from './application.schema.js';
 import { withActiveQuote } from './applications.queries.js';
 
 export const APPLICATIONS: TenantResource<ApplicationRow, ApplicationRecord> = {
@@ -13,7 +12,6 @@ export const APPLICATIONS: TenantResource<ApplicationRow, ApplicationRecord> = {
   importSection: 'entity',
   tag: { name: 'Applications', description: 'Finance applications. Read-only.' },
   entity: Application,
-  schema: ApplicationSchema,
   list: {
     id: 'listApplications',
     summary: 'List applications',

@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { NamedSchema } from '../openapi/record-schema.decorator.js';
+import { schemaOf } from '../openapi/resource-schemas.js';
 import { TimestampField, UuidField } from '../openapi/schema-properties.js';
 import { resourceOfType } from '../resources/tenant-resources.js';
 import { CHANGE_ACTIONS, CHANGE_TYPES, MAX_CHANGE_LIMIT, type ChangeType } from './change-types.js';
@@ -30,7 +31,7 @@ function entrySchema(type: ChangeType, record: Type, name: string): Type {
   return Entry;
 }
 
-const ENTRIES = CHANGE_TYPES.map((type) => entrySchema(type, resourceOfType(type).schema, entryName(type)));
+const ENTRIES = CHANGE_TYPES.map((type) => entrySchema(type, schemaOf(resourceOfType(type)), entryName(type)));
 
 @NamedSchema('ChangeLinks', 'Where to read on.')
 export class ChangeLinksSchema {

@@ -3,7 +3,6 @@ import type { TenantResource } from '../resources/tenant-resource.js';
 import { tenantTableRows } from '../resources/row-sources.js';
 import { LEAD_RECORD_FIELDS, presentLead, type LeadRecord, type LeadRow } from './lead.presenter.js';
 import { Lead } from './lead.entity.js';
-import { LeadSchema } from './lead.schema.js';
 
 /** Leads: written in both versions (the version controllers, LeadsService), read like every resource. */
 export const LEADS: TenantResource<LeadRow, LeadRecord> = {
@@ -12,7 +11,6 @@ export const LEADS: TenantResource<LeadRow, LeadRecord> = {
   changeType: 'lead',
   tag: { name: 'Leads', description: 'The one writable resource: list, retrieve, create and update.' },
   entity: Lead,
-  schema: LeadSchema,
   list: {
     id: 'listLeads',
     summary: 'List leads',

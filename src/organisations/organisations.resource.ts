@@ -2,7 +2,6 @@ import { Organisation } from './organisation.entity.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 import { tenantTableRows } from '../resources/row-sources.js';
 import { ORGANISATION_COLUMNS, type OrganisationRecord, type OrganisationRow } from './organisation.presenter.js';
-import { OrganisationSchema } from './organisation.schema.js';
 import { presentOrganisations } from './organisations.queries.js';
 
 export const ORGANISATIONS: TenantResource<OrganisationRow, OrganisationRecord> = {
@@ -11,7 +10,6 @@ export const ORGANISATIONS: TenantResource<OrganisationRow, OrganisationRecord> 
   changeType: 'organisation',
   tag: { name: 'Organisations', description: 'Legal entities. Read-only.' },
   entity: Organisation,
-  schema: OrganisationSchema,
   list: {
     id: 'listOrganisations',
     summary: 'List organisations',

@@ -2,7 +2,6 @@ import { Person } from './entities/person.entity.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 import { PEOPLE_ROWS, presentPeople } from './people.queries.js';
 import type { PersonJson, PersonRow, PlainPersonRow } from './person.presenter.js';
-import { PersonSchema } from './person.schema.js';
 
 export const PEOPLE: TenantResource<PersonRow | PlainPersonRow, PersonJson> = {
   path: 'people',
@@ -10,7 +9,6 @@ export const PEOPLE: TenantResource<PersonRow | PlainPersonRow, PersonJson> = {
   changeType: 'person',
   tag: { name: 'People', description: 'Natural persons. Read-only.' },
   entity: Person,
-  schema: PersonSchema,
   list: {
     id: 'listPeople',
     summary: 'List people',

@@ -3,7 +3,6 @@ import type { TenantResource } from '../resources/tenant-resource.js';
 import { tenantTableRows } from '../resources/row-sources.js';
 import { Quote } from './quote.entity.js';
 import { presentQuote, type QuoteRecord, type QuoteRow } from './quote.presenter.js';
-import { QuoteSchema } from './quote.schema.js';
 import { presentQuotesWithApplications } from './quotes.queries.js';
 
 export const QUOTES: TenantResource<QuoteRow, QuoteRecord> = {
@@ -12,7 +11,6 @@ export const QUOTES: TenantResource<QuoteRow, QuoteRecord> = {
   changeType: 'quote',
   tag: { name: 'Quotes', description: 'Finance scenarios of an application. Read-only.' },
   entity: Quote,
-  schema: QuoteSchema,
   list: {
     id: 'listQuotes',
     summary: 'List quotes',

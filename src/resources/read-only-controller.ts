@@ -13,6 +13,7 @@ import type { ReadScope } from '../database/replicas/write-positions.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import { ApiList, ApiOtherEnterprise, ApiPage, ApiRecord, ApiRecordId } from '../openapi/api-responses.decorator.js';
+import { schemaOf } from '../openapi/resource-schemas.js';
 import { ResourceReader } from './resource-reader.js';
 import type { TenantResource } from './tenant-resource.js';
 
@@ -27,13 +28,13 @@ export function resourceReadRoutes(resource: TenantResource): MethodDecorator[][
       Get(),
       ...conditional,
       Operation(list.id, list.summary, list.description),
-      resource.rows.paged ? ApiPage(resource.schema, list.answer) : ApiList(resource.schema, list.answer),
+      resource.rows.paged ? ApiPage(schemaOf(resource), list.answer) : ApiList(schemaOf(resource), list.answer),
     ],
     [
       Get(':id'),
       ...conditional,
       Operation(retrieve.id, retrieve.summary, retrieve.description),
-      ApiRecord(resource.schema, retrieve.answer),
+      ApiRecord(schemaOf(resource), retrieve.answer),
       ApiRecordId(resource.model),
       ApiOtherEnterprise(retrieve.otherEnterprise),
     ],

@@ -1,4 +1,3 @@
-import type { Type } from '@nestjs/common';
 import type { ChangeType } from '../changes/change-types.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import type { ApiVersion } from '../common/http/api-version.js';
@@ -68,8 +67,6 @@ export interface TenantResource<
   readonly tag: { readonly name: string; readonly description: string };
   /** The TypeORM entity of its table: the one place its columns are declared (ENTITIES lists it). */
   readonly entity: abstract new () => unknown;
-  /** The record's response schema class (v1's is derived from it by the casing). */
-  readonly schema: Type;
   readonly list: OperationText;
   readonly retrieve: OperationText & { readonly otherEnterprise?: string };
   /** Where rows come from and how many an enterprise has. */

@@ -2,7 +2,6 @@ import { User } from './user.entity.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 import { memberRows } from '../resources/row-sources.js';
 import { presentUser, USER_COLUMNS, type UserRecord, type UserRow } from './user.presenter.js';
-import { UserSchema } from './user.schema.js';
 
 /** Users belong to enterprises through memberships; the list is every member, unpaginated. */
 export const USERS: TenantResource<UserRow, UserRecord> = {
@@ -11,7 +10,6 @@ export const USERS: TenantResource<UserRow, UserRecord> = {
   changeType: 'user',
   tag: { name: 'Users', description: 'Users of the enterprise in the header. Read-only.' },
   entity: User,
-  schema: UserSchema,
   list: {
     id: 'listUsers',
     summary: "List the enterprise's users",

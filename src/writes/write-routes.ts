@@ -10,6 +10,7 @@ import {
   ApiRecordId,
   ApiValidationFailure,
 } from '../openapi/api-responses.decorator.js';
+import { schemaOf } from '../openapi/resource-schemas.js';
 import type { JsonSchema } from '../openapi/validation-schema.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 import { recordWriteAccess } from './write-access.guard.js';
@@ -53,7 +54,7 @@ export function CreateRoute(
       options.description ?? `Creates ${withArticle} in the header's enterprise.`,
     ),
     ApiBody({ schema: input }),
-    ApiRecord(resource.schema, `The created ${noun}.`, 201),
+    ApiRecord(schemaOf(resource), `The created ${noun}.`, 201),
     ApiValidationFailure(),
     ApiIdempotentWrite(),
   );
@@ -82,8 +83,8 @@ export function UpdateRoute(
     ),
     ApiBody({ schema: input }),
     options.bare
-      ? ApiResponse({ status: 200, type: resource.schema, description: options.bare.description })
-      : ApiRecord(resource.schema, `The updated ${noun}.`),
+      ? ApiResponse({ status: 200, type: schemaOf(resource), description: options.bare.description })
+      : ApiRecord(schemaOf(resource), `The updated ${noun}.`),
     ApiRecordId(resource.model),
     ApiOtherEnterprise(),
     ApiValidationFailure(),

@@ -3,6 +3,7 @@ import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { ENTITIES } from '../../src/entities.js';
 import { allColumnsOf, columnsOf } from '../../src/database/entity-columns.js';
 import { Person } from '../../src/people/entities/person.entity.js';
+import { schemaOf } from '../../src/openapi/resource-schemas.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 
 describe('the resource descriptors', () => {
@@ -13,6 +14,12 @@ describe('the resource descriptors', () => {
     }
     const tags = TENANT_RESOURCES.map((resource) => resource.tag.name);
     expect(new Set(tags).size).toBe(tags.length);
+  });
+
+  it('each have a response schema of their own for the documents', () => {
+    const schemas = TENANT_RESOURCES.map((resource) => schemaOf(resource));
+    expect(new Set(schemas).size).toBe(TENANT_RESOURCES.length);
+    expect(() => schemaOf({ path: 'no-such-resource' })).toThrow(/No response schema/);
   });
 
   it('read a tenant table named after the path', () => {
