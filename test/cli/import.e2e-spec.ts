@@ -414,6 +414,37 @@ describe('import (import-format.md)', () => {
     );
   });
 
+  it('reports each row naming an enterprise nobody has, in file order, and no row naming a stored one or one of the file', async () => {
+    const stored = randomUUID();
+    const inFile = randomUUID();
+    const [missing, otherMissing] = [randomUUID(), randomUUID()];
+    expect((await importDocument(dataSource, cipher, { enterprises: [{ id: stored, name: 'Stored' }] })).ok).toBe(true);
+    const person = (enterprise: string | null) => ({
+      id: randomUUID(),
+      enterprise_id: enterprise,
+      last_name: 'Reference',
+    });
+    const outcome = await importDocument(dataSource, cipher, {
+      enterprises: [{ id: inFile, name: 'In the file' }],
+      users: [
+        {
+          id: randomUUID(),
+          name: 'Member',
+          email: `member-${randomUUID()}@example.com`,
+          password: 'a long enough password',
+          enterprise_ids: [inFile, missing, stored],
+        },
+      ],
+      people: [person(stored), person(inFile), person(missing), person(null), person(otherMissing), person(missing)],
+    });
+    expect(outcome.ok ? [] : outcome.problems).toEqual([
+      `users[0].enterprise_ids[1]: no enterprise has the id ${missing}`,
+      `people[2].enterprise_id: no enterprise has the id ${missing}`,
+      `people[4].enterprise_id: no enterprise has the id ${otherMissing}`,
+      `people[5].enterprise_id: no enterprise has the id ${missing}`,
+    ]);
+  });
+
   it('rejects an email held by another user', async () => {
     const first = fullDocument();
     expect((await importDocument(dataSource, cipher, first.doc)).ok).toBe(true);
