@@ -40,9 +40,11 @@ export interface ImportReference {
 
 /**
  * One resource of an enterprise, as every layer sees it: the routes and documents derive their
- * paths, tags, operations and schemas from it; the reads, the change feed and the ETags their SQL
- * and types; the importer its reference checks; the shared tests their matrix. Adding a resource
- * is writing one of these and adding it to TENANT_RESOURCES (docs/extending.md).
+ * paths, tags and operations from it (its response schema class is listed beside the documents,
+ * in src/openapi/resource-schemas.ts, so the CLI never loads them); the reads, the change feed
+ * and the ETags their SQL and types; the importer its reference checks; the shared tests their
+ * matrix. Adding a resource is writing one of these, adding it to TENANT_RESOURCES and its schema
+ * to the documents' list (docs/extending.md).
  */
 export interface TenantResource<
   Row extends { id: string } = { id: string },
