@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/config-error.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
+import { sqlStateOf, UNDEFINED_TABLE } from '../database/sql-state.js';
 import { DecryptionError, type FieldCipher } from './field-cipher.js';
 
 /** The plaintext of the key check; its only job is to decrypt to exactly this. */
@@ -50,7 +51,7 @@ export async function verifyKeyCheck(db: SqlExecutor, cipher: FieldCipher): Prom
     [row] = await read();
   } catch (error) {
     // Not migrated yet (MIGRATIONS_RUN=false before `migrate`): there is nothing to check against.
-    if (sqlState(error) === '42P01') return;
+    if (sqlStateOf(error) === UNDEFINED_TABLE) return;
     throw error;
   }
   if (!row) {
@@ -63,9 +64,4 @@ export async function verifyKeyCheck(db: SqlExecutor, cipher: FieldCipher): Prom
     [row] = await read();
   }
   if (!row || !reads(cipher, row.value, KEY_CHECK_PLAINTEXT)) throw new KeyMismatch();
-}
-
-function sqlState(error: unknown): unknown {
-  const withCode = error as { code?: unknown; driverError?: { code?: unknown } };
-  return withCode.code ?? withCode.driverError?.code;
 }

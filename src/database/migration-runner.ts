@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { databaseOptions, type DatabaseTarget, type EntityList } from './data-source-options.js';
 import { MIGRATIONS } from './migrations.js';
+import { sqlStateOf, UNDEFINED_TABLE } from './sql-state.js';
 
 /**
  * A plain TypeORM data source (no Nest), for the CLI and the test harness: no statement timeout.
@@ -33,7 +34,7 @@ export async function pendingMigrations(dataSource: DataSource): Promise<string[
     const applied = new Set(rows.map((row) => row.name));
     return EXPECTED_MIGRATIONS.filter((name) => !applied.has(name));
   } catch (error: unknown) {
-    if ((error as { driverError?: { code?: string } }).driverError?.code === '42P01') return [...EXPECTED_MIGRATIONS];
+    if (sqlStateOf(error) === UNDEFINED_TABLE) return [...EXPECTED_MIGRATIONS];
     throw error;
   }
 }

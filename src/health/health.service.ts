@@ -5,6 +5,7 @@ import { RateLimitStorage, type RedisState } from '../common/rate-limit/rate-lim
 import { EXPECTED_MIGRATIONS } from '../database/migration-runner.js';
 import { ReplicaSet } from '../database/replicas/replica-set.js';
 import { ReadRouter } from '../database/replicas/read-router.js';
+import { sqlStateOf, UNDEFINED_TABLE } from '../database/sql-state.js';
 
 export interface HealthReport {
   status: 'ok' | 'unavailable';
@@ -108,7 +109,7 @@ export class HealthService {
       return EXPECTED_MIGRATIONS.filter((name) => !applied.has(name));
     } catch (error: unknown) {
       // No migrations table yet: nothing is applied.
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '42P01') return [...EXPECTED_MIGRATIONS];
+      if (sqlStateOf(error) === UNDEFINED_TABLE) return [...EXPECTED_MIGRATIONS];
       return undefined;
     }
   }

@@ -11,6 +11,7 @@ import { databaseOptions, type DatabaseTarget } from '../database/data-source-op
 import { DATABASE_TARGET } from '../database/database-target-token.js';
 import { PoolReader } from '../database/pool-reader.js';
 import { affectedRows, selectRows } from '../database/sql.js';
+import { sqlStateOf } from '../database/sql-state.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { comparePositions } from '../changes/change-log.queries.js';
 import { readChangeSlice, type ChangeSliceEntry } from '../changes/change-slice.js';
@@ -431,7 +432,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     if (attempts.length > 0) {
       await this.logAttempts(endpoint.id, attempts).catch((error: unknown) => {
         // Deleted between the check and the insert: nothing left to log them for.
-        if ((error as { driverError?: { code?: string } }).driverError?.code !== '23503') throw error;
+        if (sqlStateOf(error) !== '23503') throw error;
       });
     }
     if (state.disabled && held > 0) {

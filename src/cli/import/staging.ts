@@ -313,6 +313,11 @@ export class Stager {
   /** Sends every buffered row and waits until the database has them all. */
   async flushAll(): Promise<void> {
     await this.flushBuffered();
+    await this.drain();
+  }
+
+  /** Waits until the database has taken every batch handed to it (a failed one throws). */
+  private async drain(): Promise<void> {
     this.inFlight.length = 0;
     await this.tail;
   }
@@ -331,8 +336,7 @@ export class Stager {
     await this.after(async () => {
       result = { value: await work() };
     });
-    this.inFlight.length = 0;
-    await this.tail;
+    await this.drain();
     if (result === undefined) throw new Error('The queued work did not run');
     return result.value;
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { sqlStateOf } from '../sql-state.js';
 import { REDIS_CONNECTOR, type RedisConnector } from '../../config/redis-connector.js';
 import { PoolReader } from '../pool-reader.js';
 import type { SqlExecutor } from '../sql.js';
@@ -158,6 +159,5 @@ class RoutedReads implements SqlExecutor {
  * access): the primary will say the same, and the replica stays in service.
  */
 function isStatementError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && /^(22|23|42)/.test(code);
+  return /^(22|23|42)/.test(sqlStateOf(error) ?? '');
 }

@@ -1,0 +1,13 @@
+/**
+ * The SQLSTATE of a database error: pg puts it on the error (`code`), TypeORM on the driver's
+ * error it wraps (`driverError.code`). Undefined for anything else.
+ */
+export function sqlStateOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, driverError } = error as { code?: unknown; driverError?: { code?: unknown } };
+  const state = code ?? driverError?.code;
+  return typeof state === 'string' ? state : undefined;
+}
+
+/** PostgreSQL's "undefined table": a database not migrated yet. */
+export const UNDEFINED_TABLE = '42P01';
