@@ -1,3 +1,5 @@
+import { labelFormatDigit } from '../database/json-labels.js';
+
 /**
  * Label formatting of phone and financial rows, as the original service did with PHP's `ucfirst` and `ucwords`:
  * only the first letter (of the text, or of each whitespace-separated word) is upper-cased;
@@ -28,3 +30,7 @@ export const upperFirst = remembering((text) => text.replace(/^./su, (letter) =>
 export const capitaliseWords = remembering((text) =>
   text.replace(/(^|\s)(\S)/gu, (_match, space: string, letter: string) => space + letter.toUpperCase()),
 );
+
+// A row's stored JSON holds its labels' format digits: numbered here, in this order, so that
+// every process (the service, the CLI) numbers them alike whichever module asks first.
+for (const format of [upperFirst, capitaliseWords]) labelFormatDigit(format);

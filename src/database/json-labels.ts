@@ -20,9 +20,14 @@ export function labelFormatDigit(format: Format): number {
   return digit;
 }
 
+/** SQL of a label's marker: the marker byte and its format's digit. */
+export function labelMarkerSql(format: Format): string {
+  return `chr(1) || '${labelFormatDigit(format)}'`;
+}
+
 /** SQL writing a text column as a marked label (`null` for NULL). */
 export function jsonLabelSql(column: string, format: Format): string {
-  return `coalesce(chr(1) || '${labelFormatDigit(format)}' || to_json(${column})::text, 'null')`;
+  return `coalesce(${labelMarkerSql(format)} || to_json(${column})::text, 'null')`;
 }
 
 // eslint-disable-next-line no-control-regex -- the marker is a control character on purpose.

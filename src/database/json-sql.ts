@@ -56,3 +56,28 @@ export function jsonMembersSql(members: Members, more = false): string {
 export function jsonObjectSql(members: Members): string {
   return `'{' || ${jsonMembersSql(members)} || '}'`;
 }
+
+/*
+ * The same JSON from immutable functions only, for the generated columns that keep a nested row's
+ * JSON (`record_json`): PostgreSQL computes a generated column with the row and accepts only
+ * immutable functions in it, and `to_json` and `to_char` are merely stable (they consult settings
+ * for some types; not for text, nor for the fixed format used here). The migration that adds the
+ * columns defines `record_json_text` and `record_json_timestamp` (SQL functions PostgreSQL inlines),
+ * byte for byte what the functions above write: test/postgres/stored-record-json holds that for the
+ * edge cases.
+ */
+
+/** `jsonTextSql` from immutable functions. */
+export function storedJsonTextSql(column: string): string {
+  return `record_json_text(${column}::text)`;
+}
+
+/** `jsonLabelSql`'s marked label from immutable functions (`marker`: the marker byte and digit). */
+export function storedJsonLabelSql(column: string, marker: string): string {
+  return `CASE WHEN ${column} IS NULL THEN 'null' ELSE ${marker} || record_json_text(${column}::text) END`;
+}
+
+/** `jsonTimestampSql` from immutable functions. */
+export function storedJsonTimestampSql(column: string): string {
+  return `record_json_timestamp(${column})`;
+}

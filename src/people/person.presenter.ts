@@ -8,11 +8,11 @@ import {
   type EmailRecord,
   type PhoneNumberRecord,
 } from '../contacts/contact.presenter.js';
-import { capitaliseWords, upperFirst } from '../contacts/labels.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { formatLabels } from '../database/json-labels.js';
 import { jsonIntegerSql, jsonMembersSql, jsonTextSql, jsonTimestampSql } from '../database/json-sql.js';
-import { collectionByOwnerSql, EMPTY_COLLECTION_SQL, type NestedCollection } from '../database/nested-json.js';
+import { collectionByOwnerSql, EMPTY_COLLECTION_SQL } from '../database/nested-json.js';
+import { FINANCIALS, type FinancialRecord } from './financial.presenter.js';
 import { allColumnsOf } from '../database/entity-columns.js';
 import { Person } from './entities/person.entity.js';
 
@@ -37,15 +37,6 @@ export interface PersonRow {
   json_head: string;
   /** `,"middle_name":...}` after it; labels still marked (`formatLabels`). */
   json_tail: string;
-}
-
-export interface FinancialRecord {
-  id: string;
-  type: string;
-  amount: string;
-  category: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 /** The canonical (v2) person, as its JSON reads. */
@@ -76,25 +67,10 @@ export interface PersonRecord {
   financials: Collection<FinancialRecord>;
 }
 
+export type { FinancialRecord } from './financial.presenter.js';
+
 /** A person record as its JSON text. */
 export type PersonJson = RecordJson<PersonRecord>;
-
-/**
- * A financial: type with its first letter upper-cased, category with every word capitalised; only
- * amounts above zero are shown.
- */
-export const FINANCIALS: NestedCollection<FinancialRecord> = {
-  table: 'financials',
-  where: 'x.amount > 0',
-  fields: [
-    { key: 'id', column: 'id', as: 'text' },
-    { key: 'type', column: 'type', as: 'label', format: upperFirst },
-    { key: 'amount', column: 'amount', as: 'decimal' },
-    { key: 'category', column: 'category', as: 'label', format: capitaliseWords },
-    { key: 'created_at', column: 'created_at', as: 'timestamp' },
-    { key: 'updated_at', column: 'updated_at', as: 'timestamp' },
-  ],
-};
 
 const text = (column: string) => jsonTextSql(`p.${column}`);
 

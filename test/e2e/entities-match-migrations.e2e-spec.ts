@@ -25,7 +25,15 @@ describe('entities and migrations agree', () => {
 
   it('the schema builder finds nothing to change in a freshly migrated database', async () => {
     const pending = await dataSource.driver.createSchemaBuilder().log();
-    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+    // The generated columns that keep a nested row's JSON are left out of the entities: TypeORM
+    // compares a generated column's expression through rows it keeps by database name, which no
+    // copy of a database keeps. test/api/records-written-by-postgres holds what they hold.
+    // (Their drops come with a DELETE of the expression TypeORM would have recorded.)
+    const storedJson = /^ALTER TABLE "(phone_numbers|emails|addresses|financials)" DROP COLUMN "record_json(_version)?"$/;
+    const forgetExpression = /^DELETE FROM "typeorm_metadata" WHERE "type" = \$1 AND "name" = \$2 AND/;
+    const queries = pending.upQueries.map((q) => q.query);
+    expect(queries.filter((query) => !storedJson.test(query) && !forgetExpression.test(query))).toEqual([]);
+    expect(queries.filter((query) => storedJson.test(query))).toHaveLength(8);
   });
 
   it("every CHECK an entity declares allows the values the migration's CHECK of that name allows", async () => {
@@ -81,6 +89,7 @@ describe('entities and migrations agree', () => {
       [
         // TypeORM's own bookkeeping.
         dataSource.options.migrationsTableName,
+        'typeorm_metadata',
         // changed_xid is xid8, a type TypeORM 1.x refuses in an entity.
         'change_log',
       ].sort(),

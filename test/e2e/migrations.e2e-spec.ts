@@ -20,6 +20,7 @@ const TABLES = [
     .tables.filter((table) => ENTITIES.includes(table.target as (typeof ENTITIES)[number]))
     .map((table) => String(table.name)),
   'change_log',
+  'typeorm_metadata',
   'typeorm_migrations',
 ].sort();
 
