@@ -47,11 +47,11 @@ function jsonTimestampBody(): string {
       THEN lpad(${field('year')}::text, 4, '0')
     WHEN ${year} BETWEEN 0 AND 9999 THEN lpad(${year}::text, 4, '0')
     WHEN ${year} < 0 THEN '-' || lpad((-${year})::text, 6, '0') ELSE '+' || lpad(${year}::text, 6, '0') END)`;
-  // The seconds in microseconds, an exact integer (the fractional seconds of 'second' are not).
-  const microseconds = `date_part('microseconds', ${utc})::int`;
+  // The time of day as the time type writes it, to the millisecond: one microsecond after the
+  // millisecond, so that all six digits of the fraction are written, then cut to three.
+  const time = `left(((date_trunc('milliseconds', ${utc}) + interval '1 microsecond')::time)::text, 12)`;
   return `CASE WHEN value IS NULL THEN 'null' ELSE '"' || ${writtenYear} || '-' || ${two(field('month'))} || '-' ||
-    ${two(field('day'))} || 'T' || ${two(field('hour'))} || ':' || ${two(field('minute'))} || ':' ||
-    ${two(`${microseconds} / 1000000`)} || '.' || lpad((${microseconds} / 1000 % 1000)::text, 3, '0') || 'Z"' END`;
+    ${two(field('day'))} || 'T' || ${time} || 'Z"' END`;
 }
 
 /**
