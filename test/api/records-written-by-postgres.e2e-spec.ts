@@ -324,7 +324,10 @@ describe('records written by PostgreSQL are the records the service built in Jav
 
   it("a nested row's stored JSON follows its UPDATEs, and a read of another version builds the JSON", async () => {
     const person = randomUUID();
-    await sql(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, $2, 'Stored')`, [person, s.tenant.enterpriseId]);
+    await sql(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, $2, 'Stored')`, [
+      person,
+      s.tenant.enterpriseId,
+    ]);
     await insertContacts('person_id', person, {
       phones: [{ type: 'mobile', number: '0400 000 001', is_primary: 1, at: { created: 0n, updated: 0n } }],
       emails: [],
@@ -332,9 +335,10 @@ describe('records written by PostgreSQL are the records the service built in Jav
     });
     await sql(`UPDATE phone_numbers SET number = 'say "hi"\\', type = 'work' WHERE person_id = $1`, [person]);
     await expectStoredJsonBuilt('person_id', person);
-    const [phone] = await sql<{ stored: string }>(`SELECT record_json AS stored FROM phone_numbers WHERE person_id = $1`, [
-      person,
-    ]);
+    const [phone] = await sql<{ stored: string }>(
+      `SELECT record_json AS stored FROM phone_numbers WHERE person_id = $1`,
+      [person],
+    );
     expect(phone?.stored).toContain(`"number":"say \\"hi\\"\\\\"`);
 
     // Code whose JSON differs (here: ids only) has another version: it builds, never copies.

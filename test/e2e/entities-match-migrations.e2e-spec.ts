@@ -29,7 +29,8 @@ describe('entities and migrations agree', () => {
     // compares a generated column's expression through rows it keeps by database name, which no
     // copy of a database keeps. test/api/records-written-by-postgres holds what they hold.
     // (Their drops come with a DELETE of the expression TypeORM would have recorded.)
-    const storedJson = /^ALTER TABLE "(phone_numbers|emails|addresses|financials)" DROP COLUMN "record_json(_version)?"$/;
+    const storedJson =
+      /^ALTER TABLE "(phone_numbers|emails|addresses|financials)" DROP COLUMN "record_json(_version)?"$/;
     const forgetExpression = /^DELETE FROM "typeorm_metadata" WHERE "type" = \$1 AND "name" = \$2 AND/;
     const queries = pending.upQueries.map((q) => q.query);
     expect(queries.filter((query) => !storedJson.test(query) && !forgetExpression.test(query))).toEqual([]);
