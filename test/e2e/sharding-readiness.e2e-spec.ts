@@ -35,7 +35,7 @@ describe('what sharding by enterprise would still need (docs/scaling.md)', () =>
               EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'enterprise_id'
                          AND NOT a.attisdropped) AS keyed
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname <> 'typeorm_migrations'`,
+        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname NOT IN ('typeorm_migrations', 'typeorm_metadata')`,
     );
     const constraints = await client.query<{
       kind: string;
@@ -52,7 +52,7 @@ describe('what sharding by enterprise would still need (docs/scaling.md)', () =>
          CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
          JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
          LEFT JOIN pg_class r ON r.oid = con.confrelid
-        WHERE n.nspname = 'public' AND con.contype IN ('p', 'u', 'f') AND t.relname <> 'typeorm_migrations'
+        WHERE n.nspname = 'public' AND con.contype IN ('p', 'u', 'f') AND t.relname NOT IN ('typeorm_migrations', 'typeorm_metadata')
         GROUP BY con.contype, t.relname, con.conname, r.relname`,
     );
     const lines = tables.rows.filter((table) => !table.keyed).map((table) => `table ${table.name}`);
