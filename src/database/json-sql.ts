@@ -62,7 +62,8 @@ export function jsonObjectSql(members: Members): string {
  * JSON (`record_json`): PostgreSQL computes a generated column with the row and accepts only
  * immutable functions in it, and `to_json` and `to_char` are merely stable (they consult settings
  * for some types; not for text, nor for the fixed format used here). The migration that adds the
- * columns defines `record_json_text` and `record_json_timestamp` (SQL functions PostgreSQL inlines),
+ * columns defines `record_json_text`, `record_json_date` and `record_json_timestamp` (SQL functions
+ * PostgreSQL inlines),
  * byte for byte what the functions above write: test/postgres/stored-record-json holds that for the
  * edge cases.
  */
@@ -75,6 +76,11 @@ export function storedJsonTextSql(column: string): string {
 /** `jsonLabelSql`'s marked label from immutable functions (`marker`: the marker byte and digit). */
 export function storedJsonLabelSql(column: string, marker: string): string {
   return `CASE WHEN ${column} IS NULL THEN 'null' ELSE ${marker} || record_json_text(${column}::text) END`;
+}
+
+/** `jsonTextSql` of a `date` from immutable functions (the text ISO dates have, as pg hands it over). */
+export function storedJsonDateSql(column: string): string {
+  return `record_json_date(${column})`;
 }
 
 /** `jsonTimestampSql` from immutable functions. */

@@ -11,7 +11,7 @@ import { TenantsNeverWait1764400000000 } from '../../migrations/1764400000000-te
 import { WebhookEndpoints1764500000000 } from '../../migrations/1764500000000-webhook-endpoints.js';
 import { FinancialsOwnerIndex1764700000000 } from '../../migrations/1764700000000-financials-owner-index.js';
 import { ChangesOncePerTransaction1764800000000 } from '../../migrations/1764800000000-changes-once-per-transaction.js';
-import { NestedRecordJson1764900000000 } from '../../migrations/1764900000000-nested-record-json.js';
+import { StoredRecordJson1764900000000 } from '../../migrations/1764900000000-stored-record-json.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -28,5 +28,5 @@ export const MIGRATIONS = [
   WebhookEndpoints1764500000000,
   FinancialsOwnerIndex1764700000000,
   ChangesOncePerTransaction1764800000000,
-  NestedRecordJson1764900000000,
+  StoredRecordJson1764900000000,
 ];

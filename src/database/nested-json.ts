@@ -4,9 +4,11 @@ import { formatLabels, jsonLabelSql, labelMarkerSql } from './json-labels.js';
 import {
   jsonDecimalTextSql,
   jsonFlagSql,
-  jsonObjectSql,
+  jsonIntegerSql,
+  jsonMembersSql,
   jsonTextSql,
   jsonTimestampSql,
+  storedJsonDateSql,
   storedJsonLabelSql,
   storedJsonTextSql,
   storedJsonTimestampSql,
@@ -16,7 +18,11 @@ import { uuidArray } from './uuid-array.js';
 
 /** How a nested row's column is written in its record. */
 export type NestedField =
-  | { readonly key: string; readonly column: string; readonly as: 'text' | 'decimal' | 'flag' | 'timestamp' }
+  | {
+      readonly key: string;
+      readonly column: string;
+      readonly as: 'text' | 'date' | 'integer' | 'decimal' | 'flag' | 'timestamp';
+    }
   /** A label formatted by `format` (the JS function is the one definition of the formatting). */
   | { readonly key: string; readonly column: string; readonly as: 'label'; readonly format: (text: string) => string };
 
@@ -35,11 +41,14 @@ export type OwnerColumn = string;
 
 const EMPTY = new JsonText<{ data: never[] }>('{"data":[]}');
 
-function valueSql(field: NestedField): string {
-  const column = `x.${field.column}`;
+function valueSql(field: NestedField, alias: string): string {
+  const column = `${alias}.${field.column}`;
   switch (field.as) {
     case 'text':
+    case 'date':
       return jsonTextSql(column);
+    case 'integer':
+      return jsonIntegerSql(column);
     case 'decimal':
       return jsonDecimalTextSql(column);
     case 'flag':
@@ -51,9 +60,17 @@ function valueSql(field: NestedField): string {
   }
 }
 
+/** `"key":value` members of these fields of the row `alias` (after a comma when `more`). */
+export function membersJsonSql(fields: readonly NestedField[], alias: string, more = false): string {
+  return jsonMembersSql(
+    fields.map((field) => [field.key, valueSql(field, alias)] as const),
+    more,
+  );
+}
+
 /** One nested row as JSON (its labels still marked: `formatLabels`), from the alias `x`. */
 export function rowJsonSql(collection: NestedCollection): string {
-  return jsonObjectSql(collection.fields.map((field) => [field.key, valueSql(field)] as const));
+  return `'{' || ${membersJsonSql(collection.fields, 'x')} || '}'`;
 }
 
 /** `valueSql` from immutable functions, of the row's own column (in a generated column). */
@@ -62,6 +79,10 @@ function storedValueSql(field: NestedField): string {
   switch (field.as) {
     case 'text':
       return storedJsonTextSql(column);
+    case 'date':
+      return storedJsonDateSql(column);
+    case 'integer':
+      return jsonIntegerSql(column);
     case 'decimal':
       return jsonDecimalTextSql(column);
     case 'flag':
@@ -71,6 +92,19 @@ function storedValueSql(field: NestedField): string {
     case 'label':
       return storedJsonLabelSql(column, labelMarkerSql(field.format));
   }
+}
+
+/** `membersJsonSql` from immutable functions, of the row's own columns (in a generated column). */
+export function storedMembersJsonSql(fields: readonly NestedField[], more = false): string {
+  return jsonMembersSql(
+    fields.map((field) => [field.key, storedValueSql(field)] as const),
+    more,
+  );
+}
+
+/** The version of generated JSON columns' expressions: a hash of their SQL. */
+export function versionOfSql(...expressions: string[]): number {
+  return createHash('sha256').update(expressions.join('\n')).digest().readInt32BE(0);
 }
 
 /**
@@ -84,7 +118,7 @@ function storedValueSql(field: NestedField): string {
  * whose columns were defined by another version of this code is read correctly, only slower.
  */
 export function storedJsonSql(collection: NestedCollection): string {
-  return jsonObjectSql(collection.fields.map((field) => [field.key, storedValueSql(field)] as const));
+  return `'{' || ${storedMembersJsonSql(collection.fields)} || '}'`;
 }
 
 const versions = new Map<NestedCollection, number>();
@@ -93,7 +127,7 @@ const versions = new Map<NestedCollection, number>();
 export function storedJsonVersion(collection: NestedCollection): number {
   let version = versions.get(collection);
   if (version === undefined) {
-    version = createHash('sha256').update(storedJsonSql(collection)).digest().readInt32BE(0);
+    version = versionOfSql(storedJsonSql(collection));
     versions.set(collection, version);
   }
   return version;

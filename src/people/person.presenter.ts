@@ -10,14 +10,24 @@ import {
 } from '../contacts/contact.presenter.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { formatLabels } from '../database/json-labels.js';
-import { jsonIntegerSql, jsonMembersSql, jsonTextSql, jsonTimestampSql } from '../database/json-sql.js';
-import { collectionByOwnerSql, EMPTY_COLLECTION_SQL } from '../database/nested-json.js';
+import { jsonMembersSql } from '../database/json-sql.js';
+import {
+  collectionByOwnerSql,
+  EMPTY_COLLECTION_SQL,
+  membersJsonSql,
+  storedMembersJsonSql,
+  versionOfSql,
+  type NestedField,
+} from '../database/nested-json.js';
 import { FINANCIALS, type FinancialRecord } from './financial.presenter.js';
 import { allColumnsOf } from '../database/entity-columns.js';
 import { Person } from './entities/person.entity.js';
 
-/** The person columns a record needs; the first name still encrypted. */
-export const PERSON_COLUMNS = allColumnsOf(Person, 'p');
+/**
+ * The person columns a record needs, the first name still encrypted, and the stored JSON of its
+ * own members (`PERSON_STORED_JSON`; generated columns, which the entity leaves out).
+ */
+export const PERSON_COLUMNS = `${allColumnsOf(Person, 'p')}, p.record_json_head, p.record_json_tail, p.record_json_version`;
 
 /** A person's row as its table holds it (a retrieve reads it so, before its record). */
 export interface PlainPersonRow {
@@ -72,8 +82,6 @@ export type { FinancialRecord } from './financial.presenter.js';
 /** A person record as its JSON text. */
 export type PersonJson = RecordJson<PersonRecord>;
 
-const text = (column: string) => jsonTextSql(`p.${column}`);
-
 /** A person's collections: key, rows, and the alias of their JSON by person in the statement. */
 const NESTED = [
   ['phone_numbers', PHONE_NUMBERS, 'pn'],
@@ -88,34 +96,55 @@ const NESTED_CTES = NESTED.map(
 
 const NESTED_JOINS = NESTED.map(([, , alias]) => `LEFT JOIN ${alias} ON ${alias}.owner_id = p.id`).join(' ');
 
+const field = (column: string, as: 'text' | 'date' | 'integer' | 'timestamp' = 'text'): NestedField => ({
+  key: column,
+  column,
+  as,
+});
+
 /** The members before the first name. */
-const HEAD_SQL = `'{' || ${jsonMembersSql([
-  ['id', text('id')],
-  ['enterprise_id', text('enterprise_id')],
-  ['title', text('title')],
-])}`;
+const HEAD_FIELDS = [field('id'), field('enterprise_id'), field('title')];
+
+/** The person's own members after the first name (the nested rows follow them). */
+const TAIL_FIELDS = [
+  ...['middle_name', 'last_name', 'salutation', 'maiden_name'].map((column) => field(column)),
+  field('birthday', 'date'),
+  ...['gender', 'licence', 'licence_card', 'licence_state'].map((column) => field(column)),
+  field('licence_expiry', 'date'),
+  field('dependents', 'integer'),
+  ...['dependents_ages', 'marital_status', 'residency_status'].map((column) => field(column)),
+  field('created_at', 'timestamp'),
+  field('updated_at', 'timestamp'),
+];
+
+/**
+ * A person keeps the JSON of its own members in generated columns, as nested rows keep theirs
+ * (`storedJsonSql`): `record_json_head` (`{"id":...` up to the first name, which is stored
+ * encrypted and put in by the service), `record_json_tail` (the members after it, before the
+ * nested rows) and `record_json_version`. These are their expressions and version.
+ */
+export const PERSON_STORED_JSON = {
+  head: `'{' || ${storedMembersJsonSql(HEAD_FIELDS)}`,
+  tail: storedMembersJsonSql(TAIL_FIELDS, true),
+  get version(): number {
+    return versionOfSql(this.head, this.tail);
+  },
+};
+
+/** The same members built from the columns of the row `p`. */
+export const PERSON_BUILT_JSON = {
+  head: `'{' || ${membersJsonSql(HEAD_FIELDS, 'p')}`,
+  tail: membersJsonSql(TAIL_FIELDS, 'p', true),
+};
+
+const current = `p.record_json_version = ${PERSON_STORED_JSON.version}`;
+
+/** The members before the first name: stored when current, else built. */
+const HEAD_SQL = `CASE WHEN ${current} THEN p.record_json_head ELSE ${PERSON_BUILT_JSON.head} END`;
 
 /** The members after the first name, nested rows oldest first then by id. */
-const TAIL_SQL = `${jsonMembersSql(
-  [
-    ['middle_name', text('middle_name')],
-    ['last_name', text('last_name')],
-    ['salutation', text('salutation')],
-    ['maiden_name', text('maiden_name')],
-    ['birthday', text('birthday')],
-    ['gender', text('gender')],
-    ['licence', text('licence')],
-    ['licence_card', text('licence_card')],
-    ['licence_state', text('licence_state')],
-    ['licence_expiry', text('licence_expiry')],
-    ['dependents', jsonIntegerSql('p.dependents')],
-    ['dependents_ages', text('dependents_ages')],
-    ['marital_status', text('marital_status')],
-    ['residency_status', text('residency_status')],
-    ['created_at', jsonTimestampSql('p.created_at')],
-    ['updated_at', jsonTimestampSql('p.updated_at')],
-    ...NESTED.map(([key, , alias]) => [key, `coalesce(${alias}.json, ${EMPTY_COLLECTION_SQL})`] as const),
-  ],
+const TAIL_SQL = `CASE WHEN ${current} THEN p.record_json_tail ELSE ${PERSON_BUILT_JSON.tail} END || ${jsonMembersSql(
+  NESTED.map(([key, , alias]) => [key, `coalesce(${alias}.json, ${EMPTY_COLLECTION_SQL})`] as const),
   true,
 )} || '}'`;
 
