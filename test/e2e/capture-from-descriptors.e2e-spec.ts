@@ -42,8 +42,9 @@ const FIXED_VALUES = /\(+(\w+)\)?(?:::[\w ]+)?\s*=\s*ANY\s*\(+ARRAY\[(.*?)\]/;
 async function columnFacts(db: DataSource, table: string): Promise<Column[]> {
   const columns = await selectRows<Column>(
     db,
+    // Generated columns (a record's stored JSON) are PostgreSQL's to write, never a statement's.
     `SELECT column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns
-      WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+      WHERE table_schema = 'public' AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`,
     [table],
   );
   const checks = await selectRows<{ def: string }>(
