@@ -41,31 +41,48 @@ export type OwnerColumn = string;
 
 const EMPTY = new JsonText<{ data: never[] }>('{"data":[]}');
 
-function valueSql(field: NestedField, alias: string): string {
-  const column = `${alias}.${field.column}`;
-  switch (field.as) {
-    case 'text':
-    case 'date':
-      return jsonTextSql(column);
-    case 'integer':
-      return jsonIntegerSql(column);
-    case 'decimal':
-      return jsonDecimalTextSql(column);
-    case 'flag':
-      return jsonFlagSql(column);
-    case 'timestamp':
-      return jsonTimestampSql(column);
-    case 'label':
-      return jsonLabelSql(column, field.format);
-  }
+/** How each kind of field is written as JSON: SQL of the column's value, given the column's SQL. */
+type JsonWriters = { readonly [Kind in NestedField['as']]: (column: string, field: NestedField) => string };
+
+const formatOf = (field: NestedField) => (field.as === 'label' ? field.format : (text: string) => text);
+
+/** As the reads write them. */
+const READ: JsonWriters = {
+  text: jsonTextSql,
+  date: jsonTextSql,
+  integer: jsonIntegerSql,
+  decimal: jsonDecimalTextSql,
+  flag: jsonFlagSql,
+  timestamp: jsonTimestampSql,
+  label: (column, field) => jsonLabelSql(column, formatOf(field)),
+};
+
+/** The same from immutable functions, for generated columns. */
+const STORED: JsonWriters = {
+  text: storedJsonTextSql,
+  date: storedJsonDateSql,
+  integer: jsonIntegerSql,
+  decimal: jsonDecimalTextSql,
+  flag: jsonFlagSql,
+  timestamp: storedJsonTimestampSql,
+  label: (column, field) => storedJsonLabelSql(column, labelMarkerSql(formatOf(field))),
+};
+
+function fieldMembersSql(
+  fields: readonly NestedField[],
+  writers: JsonWriters,
+  columnSql: (column: string) => string,
+  more: boolean,
+): string {
+  return jsonMembersSql(
+    fields.map((field) => [field.key, writers[field.as](columnSql(field.column), field)] as const),
+    more,
+  );
 }
 
 /** `"key":value` members of these fields of the row `alias` (after a comma when `more`). */
 export function membersJsonSql(fields: readonly NestedField[], alias: string, more = false): string {
-  return jsonMembersSql(
-    fields.map((field) => [field.key, valueSql(field, alias)] as const),
-    more,
-  );
+  return fieldMembersSql(fields, READ, (column) => `${alias}.${column}`, more);
 }
 
 /** One nested row as JSON (its labels still marked: `formatLabels`), from the alias `x`. */
@@ -73,33 +90,9 @@ export function rowJsonSql(collection: NestedCollection): string {
   return `'{' || ${membersJsonSql(collection.fields, 'x')} || '}'`;
 }
 
-/** `valueSql` from immutable functions, of the row's own column (in a generated column). */
-function storedValueSql(field: NestedField): string {
-  const column = `"${field.column}"`;
-  switch (field.as) {
-    case 'text':
-      return storedJsonTextSql(column);
-    case 'date':
-      return storedJsonDateSql(column);
-    case 'integer':
-      return jsonIntegerSql(column);
-    case 'decimal':
-      return jsonDecimalTextSql(column);
-    case 'flag':
-      return jsonFlagSql(column);
-    case 'timestamp':
-      return storedJsonTimestampSql(column);
-    case 'label':
-      return storedJsonLabelSql(column, labelMarkerSql(field.format));
-  }
-}
-
 /** `membersJsonSql` from immutable functions, of the row's own columns (in a generated column). */
 export function storedMembersJsonSql(fields: readonly NestedField[], more = false): string {
-  return jsonMembersSql(
-    fields.map((field) => [field.key, storedValueSql(field)] as const),
-    more,
-  );
+  return fieldMembersSql(fields, STORED, (column) => `"${column}"`, more);
 }
 
 /** The version of generated JSON columns' expressions: a hash of their SQL. */
