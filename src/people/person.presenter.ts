@@ -123,13 +123,13 @@ const TAIL_FIELDS = [
  * encrypted and put in by the service), `record_json_tail` (the members after it, before the
  * nested rows) and `record_json_version`. These are their expressions and version.
  */
+const STORED_HEAD = `'{' || ${storedMembersJsonSql(HEAD_FIELDS)}`;
+const STORED_TAIL = storedMembersJsonSql(TAIL_FIELDS, true);
 export const PERSON_STORED_JSON = {
-  head: `'{' || ${storedMembersJsonSql(HEAD_FIELDS)}`,
-  tail: storedMembersJsonSql(TAIL_FIELDS, true),
-  get version(): number {
-    return versionOfSql(this.head, this.tail);
-  },
-};
+  head: STORED_HEAD,
+  tail: STORED_TAIL,
+  version: versionOfSql(STORED_HEAD, STORED_TAIL),
+} as const;
 
 /** The same members built from the columns of the row `p`. */
 export const PERSON_BUILT_JSON = {
