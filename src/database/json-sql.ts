@@ -52,20 +52,15 @@ export function jsonMembersSql(members: Members, more = false): string {
     .join(' || ');
 }
 
-/** A JSON object of these keys and value expressions, keys in order. */
-export function jsonObjectSql(members: Members): string {
-  return `'{' || ${jsonMembersSql(members)} || '}'`;
-}
-
 /*
- * The same JSON from immutable functions only, for the generated columns that keep a nested row's
- * JSON (`record_json`): PostgreSQL computes a generated column with the row and accepts only
- * immutable functions in it, and `to_json` and `to_char` are merely stable (they consult settings
- * for some types; not for text, nor for the fixed format used here). The migration that adds the
- * columns defines `record_json_text`, `record_json_date` and `record_json_timestamp` (SQL functions
- * PostgreSQL inlines),
- * byte for byte what the functions above write: test/postgres/stored-record-json holds that for the
- * edge cases.
+ * The same JSON from immutable functions only, for the generated columns that keep a record's JSON
+ * (`record_json`, a person's `record_json_head` and `record_json_tail`): PostgreSQL computes a
+ * generated column with the row and accepts only immutable functions in it, and `to_json`,
+ * `to_char` and a date's text are merely stable (they consult settings for some types; not for
+ * text, nor for the fixed formats used here). The migration that adds the columns defines
+ * `record_json_text`, `record_json_date` and `record_json_timestamp`, SQL functions PostgreSQL
+ * inlines, byte for byte what the functions above write; test/api/records-written-by-postgres
+ * holds that for the edge cases.
  */
 
 /** `jsonTextSql` from immutable functions. */

@@ -16,7 +16,7 @@ import {
 import { selectRows, type SqlExecutor } from './sql.js';
 import { uuidArray } from './uuid-array.js';
 
-/** How a nested row's column is written in its record. */
+/** How a column is written in a record's JSON (a nested row's, or a person's own members). */
 export type NestedField =
   | {
       readonly key: string;
@@ -44,7 +44,11 @@ const EMPTY = new JsonText<{ data: never[] }>('{"data":[]}');
 /** How each kind of field is written as JSON: SQL of the column's value, given the column's SQL. */
 type JsonWriters = { readonly [Kind in NestedField['as']]: (column: string, field: NestedField) => string };
 
-const formatOf = (field: NestedField) => (field.as === 'label' ? field.format : (text: string) => text);
+/** The format of a label field (the writers call it for `label` fields only). */
+function formatOf(field: NestedField): (text: string) => string {
+  if (field.as !== 'label') throw new Error(`nested-json: ${field.column} is not a label`);
+  return field.format;
+}
 
 /** As the reads write them. */
 const READ: JsonWriters = {
@@ -126,10 +130,17 @@ export function storedJsonVersion(collection: NestedCollection): number {
   return version;
 }
 
+/**
+ * A record's stored JSON column (`<alias>.<stored>`) when the row's `record_json_version` is
+ * `version`, the JSON built by `built` otherwise: the one rule by which reads use stored JSON.
+ */
+export function storedOrBuiltSql(alias: string, stored: string, version: number, built: string): string {
+  return `CASE WHEN ${alias}.record_json_version = ${version} THEN ${alias}.${stored} ELSE ${built} END`;
+}
+
 /** A nested row's JSON from the alias `x`: the stored text when its version is current, else built. */
 function presentedRowJsonSql(collection: NestedCollection): string {
-  return `CASE WHEN x.record_json_version = ${storedJsonVersion(collection)} THEN x.record_json
-    ELSE ${rowJsonSql(collection)} END`;
+  return storedOrBuiltSql('x', 'record_json', storedJsonVersion(collection), rowJsonSql(collection));
 }
 
 function rowsWhereSql(collection: NestedCollection, ownerCondition: string): string {

@@ -16,6 +16,7 @@ import {
   EMPTY_COLLECTION_SQL,
   membersJsonSql,
   storedMembersJsonSql,
+  storedOrBuiltSql,
   versionOfSql,
   type NestedField,
 } from '../database/nested-json.js';
@@ -137,13 +138,13 @@ export const PERSON_BUILT_JSON = {
   tail: membersJsonSql(TAIL_FIELDS, 'p', true),
 };
 
-const current = `p.record_json_version = ${PERSON_STORED_JSON.version}`;
+const { version } = PERSON_STORED_JSON;
 
 /** The members before the first name: stored when current, else built. */
-const HEAD_SQL = `CASE WHEN ${current} THEN p.record_json_head ELSE ${PERSON_BUILT_JSON.head} END`;
+const HEAD_SQL = storedOrBuiltSql('p', 'record_json_head', version, PERSON_BUILT_JSON.head);
 
 /** The members after the first name, nested rows oldest first then by id. */
-const TAIL_SQL = `CASE WHEN ${current} THEN p.record_json_tail ELSE ${PERSON_BUILT_JSON.tail} END || ${jsonMembersSql(
+const TAIL_SQL = `${storedOrBuiltSql('p', 'record_json_tail', version, PERSON_BUILT_JSON.tail)} || ${jsonMembersSql(
   NESTED.map(([key, , alias]) => [key, `coalesce(${alias}.json, ${EMPTY_COLLECTION_SQL})`] as const),
   true,
 )} || '}'`;
