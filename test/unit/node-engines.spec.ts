@@ -15,7 +15,7 @@ interface Manifest {
 
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   engines: { node: string };
-  devDependencies: Record<string, string>;
+  dependencies: Record<string, string>;
   allowScripts?: Record<string, boolean>;
 };
 
@@ -100,15 +100,15 @@ describe('package.json engines', () => {
 });
 
 describe('the project’s own Node', () => {
-  it('is a development dependency pinned inside the range, whose install script npm is told to run', () => {
-    const pinned = manifest.devDependencies.node ?? '';
+  it('is a dependency (a production install keeps it) pinned inside the range, whose install script npm is told to run', () => {
+    const pinned = manifest.dependencies.node ?? '';
     expect(semver.valid(pinned)).toBe(pinned);
     expect(semver.satisfies(pinned, manifest.engines.node)).toBe(true);
     expect(manifest.allowScripts?.node).toBe(true);
   });
 
   it('is the Node this test suite runs on (npm test puts it first on the PATH)', () => {
-    expect(process.versions.node).toBe(manifest.devDependencies.node);
+    expect(process.versions.node).toBe(manifest.dependencies.node);
     expect(unsupportedNodeReason(process.versions.node)).toBeNull();
   });
 });
