@@ -10,6 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorMessages } from '../http/error-messages.js';
 import { RateLimitStorage } from './rate-limit.storage.js';
+import { RouteMetadataCache } from './route-metadata-cache.js';
 
 /** One budget per user across all routes; per client IP for a request without a valid token. */
 export function rateLimitKey(request: FastifyRequest): string {
@@ -28,9 +29,8 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() private readonly windows: RateLimitStorage,
-    reflector: Reflector,
   ) {
-    super(options, windows, reflector);
+    super(options, windows, new RouteMetadataCache());
   }
 
   protected override async handleRequest({ context, limit, ttl }: ThrottlerRequest): Promise<boolean> {
