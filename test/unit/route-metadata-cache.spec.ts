@@ -6,13 +6,13 @@ import { SkipThrottle } from '../../src/common/rate-limit/throttler.js';
 
 @SkipThrottle()
 class SkippedController {
-  list(): void {}
+  list(this: void): void {}
 }
 
 class CountedController {
   @SetMetadata('limit', 5)
-  list(): void {}
-  other(): void {}
+  list(this: void): void {}
+  other(this: void): void {}
 }
 
 describe('the throttler’s route metadata cache', () => {
@@ -25,9 +25,9 @@ describe('the throttler’s route metadata cache', () => {
   it.each(cases)('answers what Nest’s Reflector answers, for %s', (_what, targets) => {
     const cache = new RouteMetadataCache();
     for (const key of ['THROTTLER:SKIPdefault', 'limit', 'missing'])
-      expect({ key, value: cache.getAllAndOverride(key, targets) }).toEqual({
+      expect({ key, value: cache.getAllAndOverride<unknown>(key, targets) }).toEqual({
         key,
-        value: new Reflector().getAllAndOverride(key, targets),
+        value: new Reflector().getAllAndOverride<unknown>(key, targets),
       });
   });
 
