@@ -35,6 +35,7 @@ export default {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
+  setupFiles: ['<rootDir>/test/helpers/nest-before-throttler.mjs'],
   globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.mjs',
   testTimeout: 60000,

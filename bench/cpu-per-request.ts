@@ -26,6 +26,8 @@ import {
  * before a change) runs beside this one with the same settings and its own start flags; each
  * kind of request is measured on the two in `BENCH_ROUNDS` alternating rounds (3 by default),
  * so a slower or busier stretch of the run falls on both, and the ratio is printed.
+ * `BENCH_PREVIOUS_NODE=<path to node>`: the Node binary that runs that build (the same as this
+ * one's by default), to see what a change of Node alone moves with the same code on both.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -43,11 +45,13 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 const RECORD_CACHE_MB = process.env.BENCH_RECORD_CACHE_MB ?? '0';
 const FEED_PAGES = Number(process.env.BENCH_FEED_PAGES ?? 1);
 const PREVIOUS_MAIN = process.env.BENCH_PREVIOUS_MAIN;
+const PREVIOUS_NODE = process.env.BENCH_PREVIOUS_NODE ?? process.execPath;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** `BENCH_CPU_PARTS=page` or `feed`: measure only those (a profile of one kind of request). */
-const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed').split(',').map((part) => part.trim()));
+/** `BENCH_CPU_PARTS=page`, `feed` or `lead` (a lead's retrieve): measure only those. */
+const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed,lead').split(',').map((part) => part.trim()));
 for (const part of PARTS) {
-  if (part !== 'page' && part !== 'feed') throw new Error(`BENCH_CPU_PARTS: unknown ${part} (page, feed)`);
+  if (part !== 'page' && part !== 'feed' && part !== 'lead')
+    throw new Error(`BENCH_CPU_PARTS: unknown ${part} (page, feed, lead)`);
 }
 
 interface Measured {
@@ -184,6 +188,7 @@ async function main(): Promise<void> {
         PREVIOUS_MAIN,
         { ...env, RATE_LIMIT_PER_MINUTE: '1000000', PAGE_CACHE_MB: '0', RECORD_CACHE_MB: RECORD_CACHE_MB },
         [...startFlagsOf(PREVIOUS_MAIN), ...cpuProfileFlags(PROFILE_DIR, 'previous')],
+        PREVIOUS_NODE,
       );
     }
     const login = await fetch(`${service.url}/api/v2/login`, {
@@ -231,9 +236,21 @@ async function main(): Promise<void> {
         `Change feed: ${Math.round((500 * 1000) / feed.cpuMsPerRequest).toLocaleString('en')} records per CPU second of the service.`,
       );
     }
+    if (PARTS.has('lead')) {
+      const list = await fetch(`${service.url}/api/v2/leads`, { headers });
+      const { data: leads } = (await list.json()) as { data: { id: string }[] };
+      const leadPath = `/api/v2/leads/${leads[0]?.id ?? 'none'}`;
+      const compared = await measureAgainst(service, previous, leadPath, headers);
+      const besidePrevious = previousLines('Lead retrieve', compared);
+      rows.push(
+        `| lead retrieve (service) | ${compared.ours.cpuMsPerRequest.toFixed(2)} | ${compared.ours.databaseCpuMsPerRequest.toFixed(2)} | ${compared.ours.bytes} |`,
+        ...besidePrevious.rows,
+      );
+      summary.push(...besidePrevious.summary);
+    }
     process.stdout.write(
       [
-        `# bench:cpu (${REQUESTS} requests, ${CONCURRENCY} at a time; load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end)`,
+        `# bench:cpu on Node ${process.version}${previous ? ` (previous build on ${PREVIOUS_NODE})` : ''} (${REQUESTS} requests, ${CONCURRENCY} at a time; load average ${loadAtStart.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end)`,
         '',
         '| request | server CPU ms per request | database CPU ms per request | body bytes |',
         '| --- | ---: | ---: | ---: |',

@@ -1,3 +1,5 @@
+import { ConfigError } from './config/config-error.js';
+import { unsupportedNodeReason } from './config/node-runtime.js';
 import { logProcessWarnings, logStartFailure, logUncaughtErrors } from './observability/process-log.js';
 
 /**
@@ -8,6 +10,8 @@ import { logProcessWarnings, logStartFailure, logUncaughtErrors } from './observ
 logProcessWarnings();
 logUncaughtErrors();
 try {
+  const unsupported = unsupportedNodeReason(process.versions.node);
+  if (unsupported) throw new ConfigError(unsupported);
   if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()) {
     const { startTracing } = await import('./observability/tracing.js');
     startTracing();

@@ -144,6 +144,7 @@ async function serve(config: AppConfig): Promise<void> {
     `Health: ${url}/health  (probes: ${url}/health/live, ${url}/health/ready)`,
     `Database: ${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
     `Rate limit store: ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,
+    `Runtime: Node.js ${process.version}`,
     ...demoBanner.map((line) => line.trim()),
   ];
   for (const line of lines) processLog.info(line);

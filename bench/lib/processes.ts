@@ -148,10 +148,11 @@ export async function startServer(
   script: string,
   env: Record<string, string>,
   nodeFlags: readonly string[] = [],
+  node: string = process.execPath,
 ): Promise<RunningServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...nodeFlags, script], {
+  const child = spawn(node, [...nodeFlags, script], {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { unsupportedNodeReason } from '../config/node-runtime.js';
 
 /**
  * V8's heap for an import, which V8 takes only when the process starts:
@@ -56,6 +57,11 @@ function runWithFlags(flags: readonly string[]): Promise<never> {
   });
 }
 
+const unsupported = unsupportedNodeReason(process.versions.node);
+if (unsupported) {
+  process.stderr.write(`${unsupported}\n`);
+  process.exit(1);
+}
 const missing = BULK_COMMANDS.has(process.argv[2] ?? '') ? missingFlags() : [];
 if (missing.length > 0) await runWithFlags(missing);
 else await (await import('./cli-process.js')).runThisProcess();

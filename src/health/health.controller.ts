@@ -1,5 +1,5 @@
 import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
-import { SkipRateLimit } from '../common/rate-limit/skip-rate-limit.decorator.js';
+import { SkipThrottle } from '../common/rate-limit/throttler.js';
 import type { FastifyReply } from 'fastify';
 import { ApiExtension, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Operation } from '../openapi/api-operation.decorator.js';
@@ -11,7 +11,7 @@ import { HealthService, type HealthReport, type ReadinessReport } from './health
 @Controller('health')
 @Public()
 @WithoutEnterprise()
-@SkipRateLimit()
+@SkipThrottle()
 @ApiTags('Health')
 export class HealthController {
   constructor(private readonly health: HealthService) {}

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '../common/access/public.decorator.js';
 import { API_VERSIONS } from './openapi-documents.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
-import { SkipRateLimit } from '../common/rate-limit/skip-rate-limit.decorator.js';
+import { SkipThrottle } from '../common/rate-limit/throttler.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
 
 export const DOCS_PATH = '/docs';
@@ -73,7 +73,7 @@ function asset(name: string): Buffer {
 @Controller('docs')
 @Public()
 @WithoutEnterprise()
-@SkipRateLimit()
+@SkipThrottle()
 @ApiExcludeController()
 export class DocsController {
   @Get()

@@ -7,7 +7,7 @@ import { pascalKey } from '../common/casing/pascal-case.js';
 import type { RecordCasing } from '../common/casing/v1-casing.js';
 import type { ApiVersion } from '../common/http/api-version.js';
 import { ErrorMessages } from '../common/http/error-messages.js';
-import { SKIP_RATE_LIMIT } from '../common/rate-limit/skip-rate-limit.decorator.js';
+import { isRateLimited } from '../common/rate-limit/api-throttler.guard.js';
 import { ENTERPRISE_HEADER_NAME } from '../common/tenancy/enterprise-header.js';
 import { WITHOUT_ENTERPRISE } from '../common/tenancy/without-enterprise.decorator.js';
 import { WEBHOOK_PATH_PREFIX } from '../webhooks/raw-webhook-body.js';
@@ -330,7 +330,7 @@ function routeFacts(
   return {
     isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
     withoutEnterprise: reflector.getAllAndOverride<boolean>(WITHOUT_ENTERPRISE, targets) ?? false,
-    rateLimited: !(reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, targets) ?? false),
+    rateLimited: isRateLimited(reflector, targets),
     // @All routes are one handler for every method: the method names the operation.
     operationId: allSuffix ? `${id}${pascalKey(method)}` : id,
     resource,

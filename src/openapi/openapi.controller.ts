@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../common/access/public.decorator.js';
 import { BOTH_VERSIONS, type ApiVersion } from '../common/http/api-version.js';
 import { RequestApiVersion } from '../common/http/api-version.decorator.js';
-import { SkipRateLimit } from '../common/rate-limit/skip-rate-limit.decorator.js';
+import { SkipThrottle } from '../common/rate-limit/throttler.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
 import { OpenApiDocuments } from './openapi-documents.service.js';
 
@@ -11,7 +11,7 @@ import { OpenApiDocuments } from './openapi-documents.service.js';
 @Controller({ path: 'openapi.json', version: BOTH_VERSIONS })
 @Public()
 @WithoutEnterprise()
-@SkipRateLimit()
+@SkipThrottle()
 @ApiExcludeController()
 export class OpenApiController {
   constructor(private readonly documents: OpenApiDocuments) {}

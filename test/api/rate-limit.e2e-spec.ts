@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { getStorageToken, ThrottlerGuard } from '../../src/common/rate-limit/throttler.js';
+import { ApiThrottlerGuard } from '../../src/common/rate-limit/api-throttler.guard.js';
 import { Clock } from '../../src/common/rate-limit/clock.js';
+import { RateLimitStorage } from '../../src/common/rate-limit/rate-limit.storage.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -176,5 +179,45 @@ describe('rate limit, in-process store', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-ratelimit-remaining']).toBe('59');
+  });
+
+  it('counts through @nestjs/throttler: its guard, once per request, over the project’s storage', async () => {
+    const throttler = t.app.get(ApiThrottlerGuard);
+    expect(throttler).toBeInstanceOf(ThrottlerGuard);
+    expect(t.app.get(getStorageToken())).toBe(t.app.get(RateLimitStorage));
+    const token = await freshToken();
+    const checked = jest.spyOn(throttler, 'canActivate');
+    const counted = jest.spyOn(t.app.get(RateLimitStorage), 'increment');
+    try {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/v2/users',
+        headers: apiHeaders('v2', token, tenant.enterpriseId),
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-ratelimit-remaining']).toBe('59');
+      expect(checked).toHaveBeenCalledTimes(1);
+      expect(counted).toHaveBeenCalledTimes(1);
+      expect(counted.mock.calls[0]?.slice(0, 3)).toEqual([expect.stringMatching(/^user:/), 60_000, LIMIT]);
+    } finally {
+      checked.mockRestore();
+      counted.mockRestore();
+    }
+  });
+
+  it('does not count a route marked @SkipThrottle() (health, the API documents, /docs) against its caller', async () => {
+    const ip = freshIp();
+    for (const url of ['/health', '/health/live', '/api/v1/openapi.json', '/api/v2/openapi.json', '/docs']) {
+      for (let i = 0; i < 25; i++) {
+        const res = await t.app.inject({ method: 'GET', url, remoteAddress: ip });
+        expect({ url, status: res.statusCode < 400, limited: res.headers['x-ratelimit-limit'] }).toEqual({
+          url,
+          status: true,
+          limited: undefined,
+        });
+      }
+    }
+    const counted = await t.app.inject({ method: 'POST', url: '/api/v2/register', remoteAddress: ip });
+    expect(counted.headers['x-ratelimit-remaining']).toBe('59');
   });
 });

@@ -56,6 +56,9 @@ describe('process output as JSON lines', () => {
     const messages = lines.map((line) => String(line.msg));
     expect(messages.some((m) => m.startsWith('Finance Intake listening on http://127.0.0.1:'))).toBe(true);
     expect(messages.some((m) => m.startsWith('Server listening at http://127.0.0.1:'))).toBe(true);
+    // The banner names the Node it runs on: the project's Node 24, as npm start runs it.
+    expect(process.version).toMatch(/^v24\./);
+    expect(messages).toContain(`Runtime: Node.js ${process.version}`);
     expect(messages).not.toContain('Starting Nest application...');
     // Fastify logs a request's completion once its answer is written, which on a loaded machine
     // can be after the client, holding the answer, has sent SIGTERM: the shutdown notice is the

@@ -51,7 +51,13 @@ describe('npm start and SIGTERM', () => {
     // other suites run from it is not this test's business); the start script itself runs.
     const npm = spawn('npm', ['start', '--ignore-scripts'], {
       cwd: ROOT,
-      env: { ...serviceEnv(database, port, { LOG_LEVEL: 'info' }), HOME: process.env.HOME ?? '/tmp' },
+      // With a PATH (as every shell and supervisor gives), npm puts node_modules/.bin first on it, so
+      // the start script runs on the project's own Node; without one it would leave it unset.
+      env: {
+        ...serviceEnv(database, port, { LOG_LEVEL: 'info' }),
+        HOME: process.env.HOME ?? '/tmp',
+        PATH: process.env.PATH ?? '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -42,7 +42,7 @@ describe('the layer rule: src/common/ and src/database/ import no resource or do
 
   it.each([
     ['src/common/http/probe.ts', "import { isoTimestamp } from './iso-timestamp.js';"],
-    ['src/common/access/probe.ts', "import { RateLimiter } from '../rate-limit/rate-limiter.js';"],
+    ['src/common/access/probe.ts', "import { ApiThrottlerGuard } from '../rate-limit/api-throttler.guard.js';"],
     ['src/common/http/probe.ts', "import { selectRows } from '../../database/sql.js';"],
     ['src/common/rate-limit/probe.ts', "import { APP_CONFIG } from '../../config/app-config.js';"],
     ['src/database/probe.ts', "import { MIGRATIONS } from './migrations.js';"],

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import semver from 'semver';
+import { SUPPORTED_NODE, unsupportedNodeReason } from '../../src/config/node-runtime.js';
 import { readDockerfile } from '../helpers/dockerfile.js';
 
 const root = process.cwd();
@@ -12,7 +13,11 @@ interface Manifest {
   engines?: { node?: string } | string[];
 }
 
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } };
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  dependencies: Record<string, string>;
+  allowScripts?: Record<string, boolean>;
+};
 
 /** The directories of every package installed under a node_modules directory, nested ones too. */
 function installedPackages(modules: string): string[] {
@@ -52,10 +57,10 @@ function declaredRanges(): Map<string, string> {
   return ranges;
 }
 
-/** The first release of each line our range admits, and a later one: what an operator installs. */
-const ADMITTED = ['20.19.0', '20.20.2', '22.13.0', '22.20.0', '24.11.0', '24.12.0', '25.0.0'];
-/** Just outside each edge of our range. */
-const REFUSED = ['20.18.3', '21.7.3', '22.12.0', '23.11.1', '24.10.0'];
+/** The Node 24 LTS releases from the first our range admits; what an operator installs. */
+const ADMITTED = ['24.11.0', '24.12.0', '24.21.0'];
+/** Just outside the range, and the lines it leaves out on purpose (20 past its end of life, 22, 25). */
+const REFUSED = ['20.19.0', '20.20.2', '22.13.0', '22.20.0', '24.10.0', '25.0.0'];
 
 describe('package.json engines', () => {
   const ours = manifest.engines.node;
@@ -77,11 +82,34 @@ describe('package.json engines', () => {
     expect(narrower).toEqual([]);
   });
 
-  it('is no wider than it must be: each version just outside is refused by some dependency', () => {
-    for (const version of REFUSED) {
-      const refusing = [...ranges].filter(([, range]) => !semver.satisfies(version, range)).map(([name]) => name);
-      expect({ version, refused: refusing.length > 0 }).toEqual({ version, refused: true });
-    }
+  it('needs Node 22.15 or later for tracing, so Node 20 cannot run the service at all', () => {
+    const refusing20 = [...ranges].filter(([, range]) => !semver.satisfies('20.20.2', range)).map(([name]) => name);
+    expect(refusing20.some((name) => name.startsWith('@opentelemetry/sdk-node@'))).toBe(true);
+  });
+
+  it('is the range the service checks at start', () => {
+    expect(SUPPORTED_NODE.range).toBe(ours);
+    for (const version of ADMITTED)
+      expect({ version, reason: unsupportedNodeReason(version) }).toEqual({ version, reason: null });
+    for (const version of REFUSED)
+      expect({ version, reason: unsupportedNodeReason(version) }).toEqual({
+        version,
+        reason: expect.stringContaining(`Node.js ${version} is not supported`),
+      });
+  });
+});
+
+describe('the project’s own Node', () => {
+  it('is a dependency (a production install keeps it) pinned inside the range, whose install script npm is told to run', () => {
+    const pinned = manifest.dependencies.node ?? '';
+    expect(semver.valid(pinned)).toBe(pinned);
+    expect(semver.satisfies(pinned, manifest.engines.node)).toBe(true);
+    expect(manifest.allowScripts?.node).toBe(true);
+  });
+
+  it('is the Node this test suite runs on (npm test puts it first on the PATH)', () => {
+    expect(process.versions.node).toBe(manifest.dependencies.node);
+    expect(unsupportedNodeReason(process.versions.node)).toBeNull();
   });
 });
 

@@ -357,6 +357,9 @@ export async function importFile(
     ending = outcome.ok ? 'done' : 'rejected';
     return outcome;
   } catch (error) {
+    // The pipeline destroys the text with a read error before its own promise settles (Node 24):
+    // one turn of the event loop lets it record the error before the two are compared.
+    if (current.reading && current.reading.error === null) await new Promise((done) => setImmediate(done));
     const readError = current.reading?.error ?? null;
     if (error === readError && readError !== null) {
       const code = (readError as NodeJS.ErrnoException).code ?? '';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ErrorMessages } from '../http/error-messages.js';
-import { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { ApiThrottlerGuard } from '../rate-limit/api-throttler.guard.js';
 import { EnterpriseAccess } from '../tenancy/enterprise-access.js';
 import { enterpriseIdOf, rawEnterpriseHeader } from '../tenancy/enterprise-header.js';
 import { RouteAccessCache } from './route-access.js';
@@ -13,7 +13,8 @@ import { authenticateWith, TOKEN_STRATEGY, type TokenStrategy } from './token-st
  * pipeline per request):
  * 1. the bearer token is resolved when there is one (never refused here), by the passport
  *    strategy the authentication module provides, given the request's headers only;
- * 2. the rate limit counts the request, per user or, without a valid token, per IP (429);
+ * 2. the rate limit (`@nestjs/throttler`'s guard) counts the request, per user or, without a
+ *    valid token, per IP (429), unless the route is marked @SkipThrottle();
  * 3. a route not marked @Public() needs a valid token (401);
  * 4. and, unless marked @WithoutEnterprise(), an enterprise header naming an enterprise the
  *    user belongs to (403).
@@ -26,7 +27,7 @@ export class AccessGuard implements CanActivate {
   constructor(
     reflector: Reflector,
     @Inject(TOKEN_STRATEGY) private readonly tokens: TokenStrategy,
-    private readonly rateLimiter: RateLimiter,
+    private readonly throttler: ApiThrottlerGuard,
     private readonly enterprises: EnterpriseAccess,
   ) {
     this.routes = new RouteAccessCache(reflector);
@@ -34,14 +35,13 @@ export class AccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const access = this.routes.of(context);
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     const header = rawEnterpriseHeader(request);
     const enterpriseId = enterpriseIdOf(header);
     // The token's query also answers whether the user belongs to the header's enterprise.
     const user = await authenticateWith(this.tokens, { headers: request.headers, enterpriseId });
     request.user = user;
-    if (!access.skipRateLimit) await this.rateLimiter.count(request, http.getResponse<FastifyReply>());
+    await this.throttler.canActivate(context);
     if (access.isPublic) return true;
     if (!user) throw new UnauthorizedException({ message: ErrorMessages.unauthenticated });
     if (!access.withoutEnterprise) await this.enterprises.check(request, header, enterpriseId, user);

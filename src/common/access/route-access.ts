@@ -1,15 +1,12 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from './public.decorator.js';
-import { SKIP_RATE_LIMIT } from '../rate-limit/skip-rate-limit.decorator.js';
 import { WITHOUT_ENTERPRISE } from '../tenancy/without-enterprise.decorator.js';
 
 /** Which of the access checks a route opts out of, from its handler's and controller's metadata. */
 export interface RouteAccess {
   /** @Public(): no token needed (and so no enterprise either). */
   readonly isPublic: boolean;
-  /** @SkipRateLimit(): outside the rate limit (health, API docs). */
-  readonly skipRateLimit: boolean;
   /** @WithoutEnterprise(): a token but no enterprise header (enterprise discovery). */
   readonly withoutEnterprise: boolean;
 }
@@ -34,7 +31,6 @@ export class RouteAccessCache {
       const flag = (key: string) => this.reflector.getAllAndOverride<boolean>(key, [handler, controller]) === true;
       access = {
         isPublic: flag(IS_PUBLIC),
-        skipRateLimit: flag(SKIP_RATE_LIMIT),
         withoutEnterprise: flag(WITHOUT_ENTERPRISE),
       };
       handlers.set(handler, access);

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { ThrottlerStorage } from './throttler.js';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { REDIS_CONNECTOR, type RedisConnector } from '../../config/redis-connector.js';
@@ -6,7 +7,7 @@ import { Clock } from './clock.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 
-/** One hit's outcome for a key: hits so far in its window, and when the window ends. */
+/** One hit's outcome for a key, as the throttler reads it, plus when the window ends and now. */
 export interface RateLimitRecord {
   totalHits: number;
   timeToExpire: number;
@@ -27,7 +28,7 @@ const FAULT_LOG_INTERVAL_MS = 30_000;
  * by itself once the client reconnects.
  */
 @Injectable()
-export class RateLimitStorage implements OnApplicationShutdown {
+export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private readonly memory = new MemoryRateLimitStore();
   private readonly redis: Redis | undefined;
@@ -53,6 +54,7 @@ export class RateLimitStorage implements OnApplicationShutdown {
     return this.redis.status === 'ready' && !this.degraded ? 'up' : 'down';
   }
 
+  /** Counts a hit for `key` (a refused one is not counted); windows are fixed, so no block duration. */
   async increment(key: string, ttl: number, limit: number): Promise<RateLimitRecord> {
     const now = this.clock.now();
     let state = undefined;
