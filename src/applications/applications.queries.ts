@@ -2,7 +2,7 @@ import { allColumnsOf, columnsOf } from '../database/entity-columns.js';
 import { Quote } from '../quotes/quote.entity.js';
 import { Application } from './application.entity.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
-import { uuidArray } from '../database/uuid-array.js';
+import { idsMatch, idsMatchSql } from '../database/ids-match.js';
 import { presentApplication, type ApplicationRecord, type ApplicationRow } from './application.presenter.js';
 
 /** The stored columns of an application; the active quote's four are joined in. */
@@ -29,9 +29,15 @@ export function withActiveQuote(selection: string): string {
             ) q ON true`;
 }
 
-const BY_IDS_SQL = withActiveQuote(
-  `SELECT ${APPLICATION_COLUMNS} FROM applications WHERE id = ANY($1::uuid[]) AND enterprise_id = $2`,
-);
+/** Applications by id: one (a quote's retrieve) or several (see `idsMatch`). */
+const BY_IDS_SQL = {
+  one: withActiveQuote(
+    `SELECT ${APPLICATION_COLUMNS} FROM applications WHERE ${idsMatchSql('id', 1, true)} AND enterprise_id = $2`,
+  ),
+  many: withActiveQuote(
+    `SELECT ${APPLICATION_COLUMNS} FROM applications WHERE ${idsMatchSql('id', 1, false)} AND enterprise_id = $2`,
+  ),
+};
 
 /**
  * The enterprise's applications with these ids, in one query (a page of quotes embeds them;
@@ -43,6 +49,10 @@ export async function findApplicationsByIds(
   enterpriseId: string,
 ): Promise<Map<string, ApplicationRecord>> {
   if (ids.length === 0) return new Map();
-  const rows = await selectRows<ApplicationRow>(db, BY_IDS_SQL, [uuidArray([...new Set(ids)]), enterpriseId]);
+  const match = idsMatch([...new Set(ids)]);
+  const rows = await selectRows<ApplicationRow>(db, match.one ? BY_IDS_SQL.one : BY_IDS_SQL.many, [
+    match.param,
+    enterpriseId,
+  ]);
   return new Map(rows.map((row) => [row.id, presentApplication(row)]));
 }

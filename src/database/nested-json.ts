@@ -14,7 +14,7 @@ import {
   storedJsonTimestampSql,
 } from './json-sql.js';
 import { selectRows, type SqlExecutor } from './sql.js';
-import { uuidArray } from './uuid-array.js';
+import { idsMatch, idsMatchSql } from './ids-match.js';
 
 /** How a column is written in a record's JSON (a nested row's, or a person's own members). */
 export type NestedField =
@@ -171,13 +171,13 @@ export function collectionByOwnerSql(collection: NestedCollection, owner: OwnerC
 
 const rowsSqlCache = new Map<string, string>();
 
-/** Each row as its JSON text, by owner, oldest first then by id (`$1` the owners). */
-function rowsSql(collection: NestedCollection, owner: OwnerColumn): string {
-  const key = `${collection.table}.${owner}`;
+/** Each row as its JSON text, by owner, oldest first then by id (`$1` the owner or owners). */
+function rowsSql(collection: NestedCollection, owner: OwnerColumn, one: boolean): string {
+  const key = `${collection.table}.${owner}.${one ? 'one' : 'many'}`;
   let sql = rowsSqlCache.get(key);
   if (sql === undefined) {
     sql = `SELECT x.${owner} AS owner_id, ${presentedRowJsonSql(collection)} AS json
-      ${rowsWhereSql(collection, `x.${owner} = ANY($1::uuid[])`)} ORDER BY x.${owner}, x.created_at, x.id`;
+      ${rowsWhereSql(collection, idsMatchSql(`x.${owner}`, 1, one))} ORDER BY x.${owner}, x.created_at, x.id`;
     rowsSqlCache.set(key, sql);
   }
   return sql;
@@ -194,8 +194,9 @@ export async function loadNestedJson<Row>(
   ownerIds: readonly string[],
 ): Promise<(ownerId: string) => JsonText<{ data: Row[] }>> {
   if (ownerIds.length === 0) return () => EMPTY;
-  const rows = await selectRows<{ owner_id: string; json: string }>(db, rowsSql(collection, owner), [
-    uuidArray(ownerIds),
+  const match = idsMatch(ownerIds);
+  const rows = await selectRows<{ owner_id: string; json: string }>(db, rowsSql(collection, owner, match.one), [
+    match.param,
   ]);
   const byOwner = new Map<string, JsonText<{ data: Row[] }>>();
   let start = 0;

@@ -1,6 +1,6 @@
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
-import { uuidArray } from '../database/uuid-array.js';
+import { idsMatch, idsMatchSql } from '../database/ids-match.js';
 import { tenantTableRows } from '../resources/row-sources.js';
 import {
   PERSON_COLUMNS,
@@ -28,7 +28,11 @@ export const PEOPLE_ROWS = tenantTableRows<PersonRow | PlainPersonRow>({
   retrieveUnwrapped: true,
 });
 
-const PEOPLE_BY_ID_SQL = personJsonSql(`SELECT ${PERSON_COLUMNS} FROM people p WHERE p.id = ANY($1::uuid[])`);
+/** People by id: one (a retrieve) or several (see `idsMatch`). */
+const PEOPLE_BY_ID_SQL = {
+  one: personJsonSql(`SELECT ${PERSON_COLUMNS} FROM people p WHERE ${idsMatchSql('p.id', 1, true)}`),
+  many: personJsonSql(`SELECT ${PERSON_COLUMNS} FROM people p WHERE ${idsMatchSql('p.id', 1, false)}`),
+};
 
 const written = (row: PersonRow | PlainPersonRow): row is PersonRow => 'json_head' in row;
 
@@ -42,11 +46,14 @@ export async function presentPeople(
   rows: readonly (PersonRow | PlainPersonRow)[],
 ): Promise<PersonJson[]> {
   const plain = rows.filter((row) => !written(row)).map((row) => row.id);
+  const match = idsMatch(plain);
   const completed =
     plain.length === 0
       ? new Map<string, PersonRow>()
       : new Map(
-          (await selectRows<PersonRow>(db, PEOPLE_BY_ID_SQL, [uuidArray(plain)])).map((row) => [row.id, row] as const),
+          (
+            await selectRows<PersonRow>(db, match.one ? PEOPLE_BY_ID_SQL.one : PEOPLE_BY_ID_SQL.many, [match.param])
+          ).map((row) => [row.id, row] as const),
         );
   // A person removed between the two statements is left out, as a retrieve then answers 404.
   return rows.flatMap((row) => {
