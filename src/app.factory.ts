@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { leaveBulkheadWhenDone } from './common/tenancy/enterprise-bulkhead.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
+import { afterSuccessfulWrites } from './common/http/after-writes.js';
 import { countRequestsInFlight } from './common/http/requests-in-flight.js';
 import { answerClientError } from './common/http/client-error-answer.js';
 import { compressWhenAsked } from './common/http/compression.js';
@@ -133,6 +134,12 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   const readRouter = app.get(ReadRouter);
   recordWritePositions(fastify, readRouter);
   if (requestsInFlight) app.get(WebhookDeliveryWorker).yieldTo(requestsInFlight);
+  // An idle delivery worker waits longer and longer between looks; a write answered here may
+  // have given endpoints something to send, so it looks at once.
+  if (config.webhooks.delivery) {
+    const worker = app.get(WebhookDeliveryWorker);
+    afterSuccessfulWrites(fastify, () => worker.wake());
+  }
   if (metrics) {
     const replicas = app.get(ReplicaSet);
     if (replicas.configured)

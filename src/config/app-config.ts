@@ -61,6 +61,8 @@ export interface WebhookConfig {
   /** This process delivers. */
   readonly delivery: boolean;
   readonly pollIntervalMs: number;
+  /** The longest wait between two looks of an idle worker (never below pollIntervalMs). */
+  readonly idlePollMaxMs: number;
   readonly concurrency: number;
   readonly leaseSeconds: number;
   /** Connections of the worker's own pool, apart from the requests' (not on the embedded database). */
@@ -191,6 +193,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
       delivery: env.WEBHOOK_DELIVERY,
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
+      idlePollMaxMs: Math.max(env.WEBHOOK_POLL_INTERVAL_MS, env.WEBHOOK_IDLE_POLL_MAX_MS),
       concurrency: env.WEBHOOK_CONCURRENCY,
       leaseSeconds: env.WEBHOOK_LEASE_SECONDS,
       poolMax: env.WEBHOOK_DATABASE_POOL_MAX,

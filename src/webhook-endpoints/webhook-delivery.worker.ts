@@ -84,6 +84,8 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   private sender: WebhookSender | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  /** The wait after the last look (see nextWait). */
+  private idleDelayMs = 0;
   private ticking: Promise<void> | undefined;
   private lastPurge = 0;
   private metrics: ServiceMetrics | undefined;
@@ -132,6 +134,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.idleDelayMs = this.config.webhooks.pollIntervalMs;
     this.sender = new WebhookSender(this.config.webhooks.allowPrivateUrls, (host) => this.resolver.resolve(host));
     this.schedule(0);
   }
@@ -194,18 +197,32 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     await this.stop();
   }
 
-  /** Runs one round now (tests and the bench call it instead of waiting for the poll). */
-  async tick(): Promise<void> {
-    if (!this.running) return;
+  /**
+   * Looks for work at once instead of at the end of the current idle wait: something this process
+   * did may have given endpoints changes to send (a write it answered, an endpoint created,
+   * changed or replayed).
+   */
+  wake(): void {
+    if (!this.running || this.idleDelayMs === this.config.webhooks.pollIntervalMs) return;
+    this.idleDelayMs = this.config.webhooks.pollIntervalMs;
+    if (!this.ticking) this.schedule(0);
+  }
+
+  /**
+   * Runs one round now (tests and the bench call it instead of waiting for the poll); whether
+   * it found or still has work (so the next look comes soon).
+   */
+  async tick(): Promise<boolean> {
+    if (!this.running) return false;
     const free = this.config.webhooks.concurrency - this.active.size;
-    if (free <= 0) return;
+    if (free <= 0) return true;
     // A burst of requests: no round starts, until it has lasted WEBHOOK_YIELD_MAX_MS; a round
     // started then delivers everything due (the lag stays bounded however long the burst).
     const busy = this.busyWithRequests();
-    if (busy && Date.now() - this.lastRoundAt < this.config.webhooks.yieldAtMostMs) return;
+    if (busy && Date.now() - this.lastRoundAt < this.config.webhooks.yieldAtMostMs) return true;
     this.lastRoundAt = Date.now();
     await this.openOwn();
-    if (!this.running) return;
+    if (!this.running) return false;
     const endpoints = await this.claim(free);
     // Every free slot taken: more endpoints may be due, so a slot freed is filled at once.
     const full = endpoints.length === free;
@@ -230,6 +247,18 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         `DELETE FROM webhook_deliveries WHERE created_at < now() - interval '${KEEP_DELIVERIES}'`,
       );
     }
+    return endpoints.length > 0 || this.active.size > 0;
+  }
+
+  /**
+   * The wait before the next look: the poll interval while there is work; after a look that
+   * found none, twice the last wait, up to WEBHOOK_IDLE_POLL_MAX_MS, so an idle process sends
+   * a statement every few seconds instead of ten a second.
+   */
+  private nextWait(working: boolean): number {
+    const { pollIntervalMs, idlePollMaxMs } = this.config.webhooks;
+    this.idleDelayMs = working ? pollIntervalMs : Math.min(idlePollMaxMs, this.idleDelayMs * 2);
+    return this.idleDelayMs;
   }
 
   private schedule(delayMs: number): void {
@@ -241,12 +270,14 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         return;
       }
       this.ticking = this.tick()
+        .then((working) => this.nextWait(working))
         .catch((error: unknown) => {
           this.logger.warn({ err: error }, 'webhook delivery poll failed');
+          return this.nextWait(false);
         })
-        .finally(() => {
+        .then((wait) => {
           this.ticking = undefined;
-          this.schedule(this.config.webhooks.pollIntervalMs);
+          this.schedule(wait);
         });
     }, delayMs);
   }

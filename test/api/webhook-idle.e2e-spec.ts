@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createLead, enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const POLL_MS = 20;
+const IDLE_MAX_MS = 640;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+describe('an idle delivery worker', () => {
+  let t: TestApp;
+  let worker: WebhookDeliveryWorker;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: String(POLL_MS),
+      WEBHOOK_IDLE_POLL_MAX_MS: String(IDLE_MAX_MS),
+    });
+    worker = t.app.get(WebhookDeliveryWorker);
+  });
+  afterAll(async () => {
+    await worker.stop();
+    await receiver.stop();
+    await t.close();
+  });
+
+  it('looks less and less often while it finds nothing, up to WEBHOOK_IDLE_POLL_MAX_MS between looks', async () => {
+    const looks = jest.spyOn(worker, 'tick');
+    try {
+      worker.start();
+      await sleep(3000);
+      // 20, 40, 80, 160, 320, 640, 640, 640 ... ms: about 8 looks in 3 s, where a fixed poll
+      // interval made 150.
+      expect(looks.mock.calls.length).toBeGreaterThanOrEqual(5);
+      expect(looks.mock.calls.length).toBeLessThanOrEqual(10);
+    } finally {
+      looks.mockRestore();
+    }
+  });
+
+  it('looks at once after a write it answered, and delivers its change without waiting out the idle wait', async () => {
+    const url = `${await receiver.start()}/hooks`;
+    const { headers } = await enterpriseWithEndpoint(t, { url });
+    await sleep(3 * IDLE_MAX_MS); // idle again, at the longest wait
+    const looks = jest.spyOn(worker, 'tick');
+    try {
+      const sent = Date.now();
+      await createLead(t, headers, 'Wakes the worker');
+      await receiver.waitFor(
+        () => receiver.received.some((request) => request.body.includes('Wakes the worker')),
+        5000,
+      );
+      expect(Date.now() - sent).toBeLessThan(IDLE_MAX_MS);
+      expect(looks.mock.calls.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      looks.mockRestore();
+    }
+  });
+});
