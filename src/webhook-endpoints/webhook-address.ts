@@ -11,10 +11,26 @@ import ipaddr from 'ipaddr.js';
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (isIPv4Compatible(v6)) parsed = embeddedIPv4(v6);
   }
   return parsed.range() === 'unicast';
+}
+
+/**
+ * `::a.b.c.d` (IPv4-compatible, deprecated but still routed to the IPv4 by some stacks): the
+ * first 96 bits zero. ipaddr.js calls `::7f00:1` ordinary unicast, so it is judged here as the
+ * IPv4 it carries (127.0.0.1), like a mapped address.
+ */
+function isIPv4Compatible(address: ipaddr.IPv6): boolean {
+  return address.parts.slice(0, 6).every((part) => part === 0);
+}
+
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 {
+  const [high = 0, low = 0] = address.parts.slice(6);
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }
 
 /** A host name of a URL without the brackets of an IPv6 literal. */

@@ -4,6 +4,9 @@ import type { FieldErrors } from '../common/http/validation-failed.exception.js'
 import { CHANGE_TYPES, type ChangeType } from '../changes/change-types.js';
 
 export const URL_MAX_CHARS = 2048;
+/** C0 and C1 control characters and DEL: never part of a URL or a one-line description. */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 export const DESCRIPTION_MAX_CHARS = 1000;
 
 export const WebhookInputMessages = {
@@ -11,6 +14,7 @@ export const WebhookInputMessages = {
   urlString: 'The url field must be a string.',
   urlTooLong: `The url field must not be greater than ${URL_MAX_CHARS} characters.`,
   urlInvalid: 'The url field must be a valid URL.',
+  urlControl: 'The url field must not contain control characters.',
   urlHttps: 'The url field must be an https URL.',
   urlCredentials: 'The url field must not contain a user name or password.',
   urlUnresolved: 'The url host could not be resolved.',
@@ -18,6 +22,7 @@ export const WebhookInputMessages = {
   types: `The types field must be an array of record types: ${CHANGE_TYPES.join(', ')}.`,
   descriptionString: 'The description field must be a string.',
   descriptionTooLong: `The description field must not be greater than ${DESCRIPTION_MAX_CHARS} characters.`,
+  descriptionControl: 'The description field must not contain control characters.',
   enabled: 'The enabled field must be true or false.',
   cursorRequired: 'The cursor field is required.',
   cursorInvalid: 'The cursor is invalid.',
@@ -42,6 +47,8 @@ export function urlErrors(value: unknown, allowHttp: boolean): string[] {
   if (value === undefined || value === null || value === '') return [WebhookInputMessages.urlRequired];
   if (typeof value !== 'string') return [WebhookInputMessages.urlString];
   if (value.length > URL_MAX_CHARS) return [WebhookInputMessages.urlTooLong];
+  // URL parsing drops tabs and newlines silently: checked on the text as sent.
+  if (CONTROL_CHARACTER.test(value)) return [WebhookInputMessages.urlControl];
   if (!URL.canParse(value)) return [WebhookInputMessages.urlInvalid];
   const url = new URL(value);
   if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return [WebhookInputMessages.urlHttps];
@@ -66,6 +73,7 @@ export function descriptionErrors(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   if (typeof value !== 'string') return [WebhookInputMessages.descriptionString];
   if (value.length > DESCRIPTION_MAX_CHARS) return [WebhookInputMessages.descriptionTooLong];
+  if (CONTROL_CHARACTER.test(value)) return [WebhookInputMessages.descriptionControl];
   return [];
 }
 

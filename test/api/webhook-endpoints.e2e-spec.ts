@@ -219,6 +219,26 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       { description: ['The description field must be a string.'] },
     ],
     [
+      'a url with a tab and a line break in it',
+      { url: 'https://hooks.example.test/a\tb\nforged' },
+      { url: ['The url field must not contain control characters.'] },
+    ],
+    [
+      'a url with an escape sequence',
+      { url: 'https://hooks.example.test/\u001b[31m' },
+      { url: ['The url field must not contain control characters.'] },
+    ],
+    [
+      'a description with an escape sequence',
+      { url: 'https://hooks.example.test/', description: 'CRM \u001b[2J' },
+      { description: ['The description field must not contain control characters.'] },
+    ],
+    [
+      'a description with a line break',
+      { url: 'https://hooks.example.test/', description: 'two\nlines' },
+      { description: ['The description field must not contain control characters.'] },
+    ],
+    [
       'a description over 1000 characters',
       { url: 'https://hooks.example.test/', description: 'x'.repeat(1001) },
       { description: ['The description field must not be greater than 1000 characters.'] },
@@ -264,6 +284,14 @@ describe('webhook endpoints (management, private addresses refused)', () => {
     '[ff02::1]',
     '[::ffff:127.0.0.1]',
     '[::ffff:10.0.0.1]',
+    // IPv4-compatible, NAT64, 6to4 and Teredo forms of internal IPv4 addresses.
+    '[::7f00:1]',
+    '[::a9fe:a9fe]',
+    '[::a00:1]',
+    '[64:ff9b::a00:1]',
+    '[64:ff9b:1::7f00:1]',
+    '[2002:a00:1::1]',
+    '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
   ];
 
   it.each(PRIVATE)('refuses to save a URL whose host is %s', async (host) => {
@@ -345,5 +373,26 @@ describe('webhook endpoints (management, private addresses refused)', () => {
     const none = await runCli(['webhook:list', '--enterprise', randomUUID()], { env });
     expect(none.code).not.toBe(0);
     expect(none.stderr).toMatch(/No enterprise with the id/);
+  });
+
+  it('prints control characters of an endpoint saved before they were refused escaped in webhook:list', async () => {
+    const made = await create({ url: 'https://hooks.example.test/old' });
+    const id = made.json<{ data: { id: string } }>().data.id;
+    await t.dataSource.query(`UPDATE webhook_endpoints SET url = $1 WHERE id = $2`, [
+      'https://hooks.example.test/a\tb\nforged\u001b[31m',
+      id,
+    ]);
+    const env = { DATABASE_URL: t.database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY };
+    const listed = await runCli(['webhook:list', '--enterprise', tenant.enterpriseId], { env });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain('\u001b');
+    const line = listed.stdout.split('\n').find((row) => row.startsWith(id));
+    expect(line?.split('\t')).toEqual([
+      id,
+      tenant.enterpriseId,
+      'https://hooks.example.test/a\\tb\\nforged\\u001b[31m',
+      'yes',
+      expect.stringMatching(/^\d+s$/),
+    ]);
   });
 });

@@ -52,6 +52,17 @@ describe('addresses webhooks may be sent to', () => {
     '::ffff:127.0.0.1',
     '::ffff:192.168.1.1',
     '2002:7f00:1::',
+    // IPv4-compatible (::a.b.c.d), NAT64 (well-known and local-use prefixes), 6to4 and Teredo
+    // forms of internal addresses.
+    '::7f00:1',
+    '::127.0.0.1',
+    '::a9fe:a9fe',
+    '::a00:1',
+    '::c0a8:101',
+    '64:ff9b::a00:1',
+    '64:ff9b:1::7f00:1',
+    '2002:a00:1::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
     'not an address',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);

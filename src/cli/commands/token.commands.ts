@@ -1,5 +1,6 @@
 import { CliUsageError, requireOption, type CliCommand } from '../cli-command.js';
 import { TokenAdmin, type TokenListing } from '../../auth/token-admin.js';
+import { printable } from './list.commands.js';
 
 function parseDays(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -17,7 +18,9 @@ function listingLine(token: TokenListing, now: Date): string {
     when(token.createdAt, ''),
     when(token.lastUsedAt, 'never'),
     `${when(token.expiresAt, 'never')}${expired}`,
-  ].join('\t');
+  ]
+    .map(printable)
+    .join('\t');
 }
 
 export const tokenCreateCommand: CliCommand = {
