@@ -7,6 +7,7 @@ import { leaveBulkheadWhenDone } from './common/tenancy/enterprise-bulkhead.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
 import { afterSuccessfulWrites } from './common/http/after-writes.js';
+import { CountFolder } from './database/count-folder.js';
 import { countRequestsInFlight } from './common/http/requests-in-flight.js';
 import { answerClientError } from './common/http/client-error-answer.js';
 import { compressWhenAsked } from './common/http/compression.js';
@@ -134,12 +135,14 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   const readRouter = app.get(ReadRouter);
   recordWritePositions(fastify, readRouter);
   if (requestsInFlight) app.get(WebhookDeliveryWorker).yieldTo(requestsInFlight);
-  // An idle delivery worker waits longer and longer between looks; a write answered here may
-  // have given endpoints something to send, so it looks at once.
-  if (config.webhooks.delivery) {
-    const worker = app.get(WebhookDeliveryWorker);
-    afterSuccessfulWrites(fastify, () => worker.wake());
-  }
+  // An idle delivery worker and count folder wait longer and longer between looks; a write
+  // answered here may have given them work, so they look soon.
+  const worker = config.webhooks.delivery ? app.get(WebhookDeliveryWorker) : undefined;
+  const countFolder = app.get(CountFolder);
+  afterSuccessfulWrites(fastify, () => {
+    worker?.wake();
+    countFolder.wake();
+  });
   if (metrics) {
     const replicas = app.get(ReplicaSet);
     if (replicas.configured)

@@ -6,6 +6,8 @@ import { selectRows, type SqlExecutor } from './sql.js';
 /** Deltas folded per statement: one short transaction each, whatever the backlog. */
 const FOLD_BATCH = 5_000;
 export const FOLD_INTERVAL_MS = 1_000;
+/** The longest wait of an idle process (no deltas found): a statement every 30 s, not every second. */
+export const IDLE_FOLD_INTERVAL_MS = 30_000;
 const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /**
@@ -23,10 +25,20 @@ export async function foldTenantCounts(db: SqlExecutor): Promise<number> {
 }
 
 /**
+ * The wait before the next fold: a second after a fold that found deltas; after one that found
+ * none, twice the last wait, up to IDLE_FOLD_INTERVAL_MS.
+ */
+export function nextFoldWait(lastWaitMs: number, folded: number): number {
+  return folded > 0 ? FOLD_INTERVAL_MS : Math.min(IDLE_FOLD_INTERVAL_MS, lastWaitMs * 2);
+}
+
+/**
  * Every process of the service folds the row-count deltas the writers insert (see
- * migration TenantsNeverWait) once a second, so a list's count reads one base row and a short
- * run of deltas. Folding is an optimisation, never a condition of exactness: the counts are
- * exact with any number of deltas left, so a fold that fails or is killed midway loses nothing.
+ * migration TenantsNeverWait) once a second while there are some, so a list's count reads one
+ * base row and a short run of deltas; an idle process folds less and less often (see
+ * nextFoldWait), and a write it answers brings it back to every second. Folding is an
+ * optimisation, never a condition of exactness: the counts are exact with any number of deltas
+ * left, so a fold that fails, is killed midway or comes late loses nothing.
  */
 @Injectable()
 export class CountFolder implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -34,23 +46,47 @@ export class CountFolder implements OnApplicationBootstrap, OnApplicationShutdow
   private timer: NodeJS.Timeout | undefined;
   private folding: Promise<unknown> | undefined;
   private lastFailureLog = 0;
+  private waitMs = FOLD_INTERVAL_MS;
+  private stopped = false;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.foldSoon(), FOLD_INTERVAL_MS);
-    this.timer.unref();
+    this.schedule();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
     await this.folding;
   }
 
-  private foldSoon(): void {
-    if (this.folding !== undefined || !this.dataSource.isInitialized) return;
+  /** A write was answered: deltas may be waiting, so the next fold comes within a second. */
+  wake(): void {
+    if (this.waitMs === FOLD_INTERVAL_MS) return;
+    this.waitMs = FOLD_INTERVAL_MS;
+    if (this.folding === undefined) this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fold(), this.waitMs);
+    this.timer.unref();
+  }
+
+  private fold(): void {
+    if (this.folding !== undefined) return;
+    if (!this.dataSource.isInitialized) {
+      this.schedule();
+      return;
+    }
     this.folding = foldTenantCounts(this.dataSource)
+      .then((folded) => {
+        this.waitMs = nextFoldWait(this.waitMs, folded);
+      })
       .catch((error: unknown) => {
+        this.waitMs = FOLD_INTERVAL_MS;
         const now = Date.now();
         if (now - this.lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
         this.lastFailureLog = now;
@@ -58,6 +94,7 @@ export class CountFolder implements OnApplicationBootstrap, OnApplicationShutdow
       })
       .finally(() => {
         this.folding = undefined;
+        this.schedule();
       });
   }
 }
