@@ -1,19 +1,26 @@
-/**
- * `@nestjs/throttler` as the rest of the code imports it. Its build is CommonJS and `require()`s
- * `@nestjs/common` and `@nestjs/core`, which are ES modules: Node (and Jest) refuse to require an
- * ES module that is part of the module graph being evaluated but not yet run ("Cannot require()
- * ES Module ... in a cycle"). Importing both Nest packages first, here, makes sure they have run
- * before the throttler asks for them, whichever file of the application is loaded first.
- */
 import '@nestjs/common';
 import '@nestjs/core';
+import { createRequire } from 'node:module';
 
-export {
+/**
+ * `@nestjs/throttler` as the rest of the code uses it. Its build is CommonJS and `require()`s
+ * `@nestjs/common` and `@nestjs/core`, which are ES modules. Imported statically, it would be
+ * run while the importing module graph is still being linked (Jest does so), before those two
+ * have run: a `require()` of an ES module of the same, unfinished graph, refused as a cycle
+ * ("Cannot require() ES Module ... in a cycle"). Required here instead, it runs when this module
+ * runs, after the two imports above have.
+ */
+type Throttler = typeof import('@nestjs/throttler');
+
+const throttler = createRequire(import.meta.url)('@nestjs/throttler') as Throttler;
+
+export const {
   getStorageToken,
   InjectThrottlerOptions,
   InjectThrottlerStorage,
   SkipThrottle,
   ThrottlerGuard,
   ThrottlerModule,
-} from '@nestjs/throttler';
+} = throttler;
+export type ThrottlerGuard = import('@nestjs/throttler').ThrottlerGuard;
 export type { ThrottlerModuleOptions, ThrottlerRequest, ThrottlerStorage } from '@nestjs/throttler';
