@@ -125,23 +125,13 @@ export const envSchema = z.object({
   /** Whether this process delivers outbound webhooks (every process does by default). */
   WEBHOOK_DELIVERY: booleanFlag.default(true),
   /** How often an idle process looks for endpoints with changes to deliver. */
-  WEBHOOK_POLL_INTERVAL_MS: z
-    .string()
-    .regex(/^\d+$/, { error: 'must be a whole number of milliseconds' })
-    .transform(Number)
-    .refine((n) => n >= 10 && n <= 60_000, { error: 'must be between 10 and 60000' })
-    .default(100),
+  WEBHOOK_POLL_INTERVAL_MS: wholeNumber(10, 60_000, 'milliseconds').default(100),
   /**
    * How long an idle process waits at most between two looks once it has found nothing to send:
    * the wait doubles from WEBHOOK_POLL_INTERVAL_MS up to this. A write this process answers, or
    * an endpoint created, changed or replayed here, wakes it at once.
    */
-  WEBHOOK_IDLE_POLL_MAX_MS: z
-    .string()
-    .regex(/^\d+$/, { error: 'must be a whole number of milliseconds' })
-    .transform(Number)
-    .refine((n) => n >= 10 && n <= 600_000, { error: 'must be between 10 and 600000' })
-    .default(5000),
+  WEBHOOK_IDLE_POLL_MAX_MS: wholeNumber(10, 600_000, 'milliseconds').default(5000),
   /** Endpoints one process delivers at the same time. */
   WEBHOOK_CONCURRENCY: positiveInt(1000).default(32),
   /**
