@@ -11,6 +11,7 @@ import { CHANGE_TYPES } from '../changes/change-types.js';
 import { Operation } from '../openapi/api-operation.decorator.js';
 import {
   ApiFormValidation,
+  ApiIdempotentWrite,
   ApiOtherEnterprise,
   ApiPage,
   ApiRecord,
@@ -27,6 +28,8 @@ import {
   WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema,
 } from './webhook-endpoint.schema.js';
+import { IdempotentWrites } from '../idempotency/idempotent-writes.service.js';
+import { CurrentWrite, type WriteRequest } from '../idempotency/write-request.decorator.js';
 import { WEBHOOK_ENDPOINT_MODEL, WebhookEndpointsService } from './webhook-endpoints.service.js';
 
 const MODEL = WEBHOOK_ENDPOINT_MODEL;
@@ -54,6 +57,7 @@ const INVALID_BODY =
 export class WebhookEndpointsController {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
+    private readonly writes: IdempotentWrites,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -95,11 +99,15 @@ export class WebhookEndpointsController {
   })
   @ApiRecord(WebhookEndpointWithSecretSchema, 'The endpoint, with its signing secret.', 201)
   @ApiFormValidation(INVALID_BODY)
+  @ApiIdempotentWrite()
   async create(
     @CurrentEnterprise() enterpriseId: string,
     @Body() body: unknown,
+    @CurrentWrite() write: WriteRequest,
   ): Promise<DataEnvelope<WebhookEndpointWithSecret>> {
-    return new DataEnvelope(await this.endpoints.create(enterpriseId, body));
+    const changes = await this.endpoints.validatedForCreate(body);
+    const created = await this.writes.run(write, (db) => this.endpoints.insert(enterpriseId, changes, db));
+    return new DataEnvelope(this.endpoints.reveal(created));
   }
 
   @Get(':id')

@@ -11,7 +11,7 @@ import { RecordNotFoundException } from '../common/http/record-not-found.excepti
 import { FormValidationException } from '../common/http/validation-failed.exception.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { NEWEST_FIRST, type Page } from '../database/tenant-page.js';
-import { selectRows } from '../database/sql.js';
+import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { allowedAddresses, RefusedAddressError } from './webhook-address.js';
 import { bodyObject, readEndpointInput, WebhookInputMessages, type EndpointChanges } from './webhook-endpoint-input.js';
 import {
@@ -36,6 +36,12 @@ export const ROTATION_OVERLAP = '24 hours';
 export const DELIVERIES_KEPT = '7 days';
 
 /** Managing an enterprise's webhook endpoints; delivering them is WebhookDeliveryWorker's. */
+/** A new endpoint as a create remembers it: the secret as stored, encrypted. */
+export interface CreatedEndpoint {
+  readonly record: WebhookEndpointRecord;
+  readonly secretEncrypted: string;
+}
+
 @Injectable()
 export class WebhookEndpointsService {
   private readonly cursors: ChangeCursorCodec;
@@ -70,13 +76,25 @@ export class WebhookEndpointsService {
     return presentWebhookEndpoint(await this.own(enterpriseId, id));
   }
 
-  /** A new endpoint receives the changes committed from now on (replay reaches further back). */
-  async create(enterpriseId: string, body: unknown): Promise<WebhookEndpointWithSecret> {
-    const changes = await this.validated(body, 'create');
-    const secret = newWebhookSecret();
-    const start = await readHorizon(this.dataSource, enterpriseId);
+  /**
+   * A new endpoint receives the changes committed from now on (replay reaches further back). The
+   * body is checked first; `insert` then writes it on `db` (the transaction of an
+   * `Idempotency-Key`, when there is one). What it returns holds the secret encrypted, as the
+   * endpoint's row does, so a remembered answer never keeps it in clear: `reveal` gives the answer.
+   */
+  async validatedForCreate(body: unknown): Promise<EndpointChanges> {
+    return this.validated(body, 'create');
+  }
+
+  async insert(
+    enterpriseId: string,
+    changes: EndpointChanges,
+    db: SqlExecutor = this.dataSource,
+  ): Promise<CreatedEndpoint> {
+    const secretEncrypted = this.cipher.encrypt(newWebhookSecret());
+    const start = await readHorizon(db, enterpriseId);
     const [row] = await selectRows<WebhookEndpointRow>(
-      this.dataSource,
+      db,
       `INSERT INTO webhook_endpoints (enterprise_id, url, types, description, secret_encrypted, cursor_xid, cursor_seq)
        VALUES ($1, $2, $3::text[], $4, $5, $6::bigint, $7::bigint)
        RETURNING ${ENDPOINT_COLUMNS}`,
@@ -85,13 +103,18 @@ export class WebhookEndpointsService {
         changes.url,
         changes.types ?? [],
         changes.description ?? null,
-        this.cipher.encrypt(secret),
+        secretEncrypted,
         start.xid.toString(),
         start.seq.toString(),
       ],
     );
     if (!row) throw new Error('INSERT ... RETURNING gave no row');
-    return { ...presentWebhookEndpoint(row), secret };
+    return { record: presentWebhookEndpoint(row), secretEncrypted };
+  }
+
+  /** The create's answer: the endpoint and its secret, decrypted. */
+  reveal(created: CreatedEndpoint): WebhookEndpointWithSecret {
+    return { ...created.record, secret: this.cipher.decrypt(created.secretEncrypted) };
   }
 
   /**

@@ -395,4 +395,64 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       expect.stringMatching(/^\d+s$/),
     ]);
   });
+
+  describe('Idempotency-Key on create', () => {
+    const endpointsOf = async () =>
+      Number(
+        (
+          await t.dataSource.query<{ n: string }[]>(
+            `SELECT count(*) AS n FROM webhook_endpoints WHERE enterprise_id = $1`,
+            [tenant.enterpriseId],
+          )
+        )[0]?.n,
+      );
+
+    it('makes one endpoint for a repeated request, answering the first answer (same id, same secret) again', async () => {
+      const before = await endpointsOf();
+      const key = randomUUID();
+      const payload = { url: 'https://hooks.example.test/idempotent', types: ['lead'] };
+      const first = await create(payload, { ...headers, 'idempotency-key': key });
+      const again = await create(payload, { ...headers, 'idempotency-key': key });
+      expect(first.statusCode).toBe(201);
+      expect(again.statusCode).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.json()).toEqual(first.json());
+      expect(await endpointsOf()).toBe(before + 1);
+      const other = await create({ ...payload, description: 'another body' }, { ...headers, 'idempotency-key': key });
+      expect(other.statusCode).toBe(422);
+      expect(await endpointsOf()).toBe(before + 1);
+    });
+
+    it('makes one endpoint for ten concurrent requests with the same key, all answering the same secret', async () => {
+      const before = await endpointsOf();
+      const key = randomUUID();
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          create({ url: 'https://hooks.example.test/concurrent' }, { ...headers, 'idempotency-key': key }),
+        ),
+      );
+      expect(answers.map((res) => res.statusCode)).toEqual(Array(10).fill(201));
+      const secrets = new Set(answers.map((res) => res.json<{ data: { id: string; secret: string } }>().data.secret));
+      const ids = new Set(answers.map((res) => res.json<{ data: { id: string } }>().data.id));
+      expect({ ids: ids.size, secrets: secrets.size }).toEqual({ ids: 1, secrets: 1 });
+      expect(await endpointsOf()).toBe(before + 1);
+    });
+
+    it('never keeps the secret in clear in the remembered answer', async () => {
+      const key = randomUUID();
+      const made = await create(
+        { url: 'https://hooks.example.test/secret-kept' },
+        { ...headers, 'idempotency-key': key },
+      );
+      const { secret } = made.json<{ data: { secret: string } }>().data;
+      expect(secret).toMatch(/^whsec_/);
+      const stored = await t.dataSource.query<{ body: string }[]>(
+        `SELECT response_body::text AS body FROM idempotency_keys WHERE key = $1`,
+        [key],
+      );
+      expect(stored).toHaveLength(1);
+      expect(stored[0]?.body).not.toContain(secret);
+      expect(stored[0]?.body).not.toContain(secret.replace(/^whsec_/, ''));
+    });
+  });
 });
