@@ -357,9 +357,6 @@ export async function importFile(
     ending = outcome.ok ? 'done' : 'rejected';
     return outcome;
   } catch (error) {
-    // The pipeline destroys the text with a read error before its own promise settles (Node 24):
-    // one turn of the event loop lets it record the error before the two are compared.
-    if (current.reading && current.reading.error === null) await new Promise((done) => setImmediate(done));
     const readError = current.reading?.error ?? null;
     if (error === readError && readError !== null) {
       const code = (readError as NodeJS.ErrnoException).code ?? '';
@@ -385,11 +382,16 @@ function readFileText(file: string): FileReading {
   const text = new PassThrough({ encoding: 'utf8' });
   const source = createReadStream(file, { highWaterMark: 1 << 16 });
   const reading: FileReading = { counter, text, error: null };
-  const piping = file.endsWith('.gz')
-    ? pipeline(source, counter, createGunzip(), text)
-    : pipeline(source, counter, text);
-  piping.catch((error: Error) => {
-    reading.error = error;
+  // The error is noted as the failing stream emits it, before the pipeline passes it on to the
+  // text: the reader then always finds it noted, however the pipeline orders its own promise.
+  const note = (error: Error) => {
+    reading.error ??= error;
+  };
+  source.on('error', note);
+  const stages: Transform[] = file.endsWith('.gz') ? [counter, createGunzip()] : [counter];
+  for (const stage of stages) stage.on('error', note);
+  pipeline([source, ...stages, text]).catch((error: Error) => {
+    note(error);
     text.destroy(error);
   });
   return reading;
