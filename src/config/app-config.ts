@@ -64,6 +64,10 @@ export interface WebhookConfig {
   /** The longest wait between two looks of an idle worker (never below pollIntervalMs). */
   readonly idlePollMaxMs: number;
   readonly concurrency: number;
+  /** Endpoints of one enterprise delivered at once, across all processes. */
+  readonly enterpriseConcurrency: number;
+  /** Endpoints an enterprise may register. */
+  readonly endpointsPerEnterprise: number;
   readonly leaseSeconds: number;
   /** Connections of the worker's own pool, apart from the requests' (not on the embedded database). */
   readonly poolMax: number;
@@ -195,6 +199,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
       idlePollMaxMs: Math.max(env.WEBHOOK_POLL_INTERVAL_MS, env.WEBHOOK_IDLE_POLL_MAX_MS),
       concurrency: env.WEBHOOK_CONCURRENCY,
+      enterpriseConcurrency: env.WEBHOOK_ENTERPRISE_CONCURRENCY,
+      endpointsPerEnterprise: env.WEBHOOK_ENDPOINTS_PER_ENTERPRISE,
       leaseSeconds: env.WEBHOOK_LEASE_SECONDS,
       poolMax: env.WEBHOOK_DATABASE_POOL_MAX,
       yieldAtRequests: env.WEBHOOK_YIELD_REQUESTS,

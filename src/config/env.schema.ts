@@ -135,6 +135,13 @@ export const envSchema = z.object({
   /** Endpoints one process delivers at the same time. */
   WEBHOOK_CONCURRENCY: positiveInt(1000).default(32),
   /**
+   * Endpoints of one enterprise delivered at the same time, by all processes together: a tenant
+   * whose receivers are slow holds at most this many delivery slots, never another tenant's.
+   */
+  WEBHOOK_ENTERPRISE_CONCURRENCY: positiveInt(1000).default(4),
+  /** Webhook endpoints an enterprise may register; a create past it answers 422. */
+  WEBHOOK_ENDPOINTS_PER_ENTERPRISE: positiveInt(10_000).default(25),
+  /**
    * Deliveries yield to requests: while this process serves at least this many requests at once,
    * it starts no delivery round (0: never yields), for at most WEBHOOK_YIELD_MAX_MS at a time.
    */

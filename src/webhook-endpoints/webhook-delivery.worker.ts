@@ -45,6 +45,8 @@ interface LeasedEndpoint {
   generation: number;
   failures: number;
   failing_since: Date | null;
+  /** The row's `updated_at` when claimed: every change made through the API moves it. */
+  revision: string;
 }
 
 interface Attempt {
@@ -284,36 +286,71 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
 
   /**
    * Takes up to `limit` endpoints that are enabled, not leased (or whose lease ran out), not
-   * waiting for a retry, and have entries after their position. SKIP LOCKED keeps processes
-   * polling at once from waiting on each other; the UPDATE's own condition makes a row taken
-   * meanwhile by another process drop out.
+   * waiting for a retry, and have entries after their position. Fair between enterprises: no
+   * enterprise holds more than WEBHOOK_ENTERPRISE_CONCURRENCY leases at once (counted over every
+   * process, from the leases in the table), and the free slots go round the enterprises with work
+   * waiting (each one's first endpoint, then each one's second...), so a tenant whose receivers
+   * answer slowly never takes the slots another tenant's deliveries need. The UPDATE's own lease
+   * condition makes a row taken meanwhile by another process drop out.
    */
   private async claim(limit: number): Promise<LeasedEndpoint[]> {
     const busy = [...this.active.keys()];
     return selectRows<LeasedEndpoint>(
       this.dataSource,
-      `UPDATE webhook_endpoints e
+      `WITH due AS (
+            SELECT w.id, w.enterprise_id, w.next_attempt_at,
+                   row_number() OVER (PARTITION BY w.enterprise_id ORDER BY w.next_attempt_at NULLS FIRST, w.id) AS turn
+              FROM webhook_endpoints w
+             WHERE w.enabled
+               AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
+               AND (w.next_attempt_at IS NULL OR w.next_attempt_at <= $3)
+               AND w.id <> ALL ($5::uuid[])
+               AND EXISTS (
+                     SELECT 1 FROM change_log c
+                      WHERE c.enterprise_id = w.enterprise_id
+                        AND (c.changed_xid, c.seq) > (w.cursor_xid::text::xid8, w.cursor_seq)
+                        AND (cardinality(w.types) = 0 OR c.record_type = ANY (w.types)))),
+          held AS (
+            SELECT l.enterprise_id, count(*) AS leases FROM webhook_endpoints l
+             WHERE l.lease_expires_at >= now() AND l.enterprise_id IN (SELECT enterprise_id FROM due)
+             GROUP BY l.enterprise_id),
+          chosen AS (
+            SELECT d.id FROM due d LEFT JOIN held h ON h.enterprise_id = d.enterprise_id
+             WHERE d.turn + coalesce(h.leases, 0) <= $6
+             ORDER BY d.turn, d.next_attempt_at NULLS FIRST
+             LIMIT $4)
+      UPDATE webhook_endpoints e
           SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2)
-        WHERE e.id IN (
-              SELECT w.id FROM webhook_endpoints w
-               WHERE w.enabled
-                 AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
-                 AND (w.next_attempt_at IS NULL OR w.next_attempt_at <= $3)
-                 AND w.id <> ALL ($5::uuid[])
-                 AND EXISTS (
-                       SELECT 1 FROM change_log c
-                        WHERE c.enterprise_id = w.enterprise_id
-                          AND (c.changed_xid, c.seq) > (w.cursor_xid::text::xid8, w.cursor_seq)
-                          AND (cardinality(w.types) = 0 OR c.record_type = ANY (w.types)))
-               ORDER BY w.next_attempt_at NULLS FIRST
-               LIMIT $4
-               FOR UPDATE SKIP LOCKED)
+        WHERE e.id IN (SELECT id FROM chosen)
           AND (e.lease_expires_at IS NULL OR e.lease_expires_at < now())
       RETURNING e.id, e.enterprise_id, e.url, e.types, e.secret_encrypted, e.previous_secret_encrypted,
                 e.previous_secret_expires_at, e.cursor_xid::text AS cursor_xid, e.cursor_seq::text AS cursor_seq,
-                e.generation, e.failures, e.failing_since`,
-      [this.owner, this.config.webhooks.leaseSeconds, this.clock.now(), limit, busy],
+                e.generation, e.failures, e.failing_since, e.updated_at::text AS revision`,
+      [
+        this.owner,
+        this.config.webhooks.leaseSeconds,
+        this.clock.now(),
+        limit,
+        busy,
+        this.config.webhooks.enterpriseConcurrency,
+      ],
     ).then(returnedRows);
+  }
+
+  /**
+   * Whether the endpoint is still as it was claimed, before each attempt: still this process's,
+   * enabled, and not changed since (a PATCH, a rotation, a replay or an enable all set
+   * `updated_at`; a delete removes the row). When it is not, the round ends and the endpoint is
+   * claimed again as it is now, so no attempt that starts after a change has answered uses the
+   * state from before it: at most the one attempt per endpoint already on the wire does.
+   */
+  private async unchanged(endpoint: LeasedEndpoint): Promise<boolean> {
+    const rows = await selectRows<{ revision: string }>(
+      this.dataSource,
+      `SELECT updated_at::text AS revision FROM webhook_endpoints WHERE id = $1 AND lease_owner = $2 AND enabled`,
+      [endpoint.id, this.owner],
+    );
+    return rows[0]?.revision === endpoint.revision;
   }
 
   private secretsOf(endpoint: LeasedEndpoint): string[] {
@@ -344,6 +381,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     };
     const renewEveryMs = (this.config.webhooks.leaseSeconds * 1000) / 3;
     let held = true;
+    let changed = false;
     try {
       while (this.running && held) {
         const slice = await readChangeSlice(
@@ -365,6 +403,10 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
             savedAt = Date.now();
             if (!held) break;
           }
+          if (!(await this.unchanged(endpoint))) {
+            changed = true;
+            break;
+          }
           const attempt = await this.send(sender, endpoint, item, secrets, state.failures + 1);
           attempts.push(attempt);
           if (attempt.result.outcome === 'delivered') {
@@ -379,6 +421,12 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
           break;
         }
         if (!held) break;
+        if (changed) {
+          // What was delivered is saved (unless the endpoint was deleted or replayed meanwhile:
+          // then the save does not hold); the endpoint is then claimed again as it is now.
+          if (attempts.length > 0) await this.save(endpoint, state, attempts);
+          break;
+        }
         // An empty slice that moves nothing: the state is as last saved (or claimed), nothing to
         // write; the lease goes back below.
         if (slice.entries.length === 0 && comparePositions(slice.next, state.cursor) === 0) break;
@@ -390,6 +438,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
       // Given back whatever happened (a replay or a PATCH meanwhile included); a lease another
       // process took after this one's ran out is not touched.
       await this.release(endpoint.id);
+      if (changed) this.wake();
     }
   }
 

@@ -26,6 +26,8 @@ export const WebhookInputMessages = {
   enabled: 'The enabled field must be true or false.',
   cursorRequired: 'The cursor field is required.',
   cursorInvalid: 'The cursor is invalid.',
+  tooManyEndpoints: (most: number) =>
+    `The enterprise already has ${most} webhook endpoints, the most it may have: delete one before adding another.`,
 } as const;
 
 /** A v2 body with its keys snake-cased (as every v2 body is); not an object: an empty one. */

@@ -91,6 +91,19 @@ export class WebhookEndpointsService {
     changes: EndpointChanges,
     db: SqlExecutor = this.dataSource,
   ): Promise<CreatedEndpoint> {
+    // The count and the insert run in one transaction, behind a lock on the enterprise's
+    // endpoints: two creates at once never both take the last place.
+    if (db instanceof DataSource) return db.transaction((manager) => this.insert(enterpriseId, changes, manager));
+    await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1, 0))`, [enterpriseId]);
+    const [registered] = await selectRows<{ total: number }>(
+      db,
+      `SELECT count(*)::int AS total FROM webhook_endpoints WHERE enterprise_id = $1`,
+      [enterpriseId],
+    );
+    const most = this.config.webhooks.endpointsPerEnterprise;
+    if ((registered?.total ?? 0) >= most) {
+      throw new FormValidationException({ url: [WebhookInputMessages.tooManyEndpoints(most)] });
+    }
     const secretEncrypted = this.cipher.encrypt(newWebhookSecret());
     const start = await readHorizon(db, enterpriseId);
     const [row] = await selectRows<WebhookEndpointRow>(
