@@ -6,7 +6,10 @@
  * 1. throughput: one endpoint, BENCH_WEBHOOK_BACKLOG leads written at once, deliveries per second;
  * 2. latency: lead POSTs at 50 a second for BENCH_WEBHOOK_SECONDS, commit to arrival, p50 and p99;
  * 3. fan-out: 100 enterprises with an endpoint each, one change each per second, lag p99 and
- *    whether every change arrived.
+ *    whether every change arrived;
+ * 4. a slow tenant: enterprise B's 40 endpoints answer after 9 s (a lead of B every second keeps
+ *    them busy) while enterprise A writes 20 leads a second to one endpoint answering at once: A's
+ *    commit-to-arrival p50 and p99, and how many of B's deliveries arrived meanwhile.
  * Prints one JSON line per scenario. Quote `uptime` with the figures: the receiver, the service
  * and PostgreSQL share the machine.
  */
@@ -30,6 +33,8 @@ const DATABASE = 'finance_intake_webhooks_bench';
 const BACKLOG = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 5_000);
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 20);
 const ENTERPRISES = 100;
+const SLOW_ENDPOINTS = 40;
+const SLOW_ANSWER_MS = 9_000;
 const APP_KEY = `base64:${Buffer.alloc(32, 9).toString('base64')}`;
 const USER = { email: 'hooks-bench@example.com', password: 'hooks-bench-password' };
 
@@ -53,7 +58,9 @@ function startReceiver(): Promise<{ server: Server; base: string }> {
       let seen = arrivals.get(path);
       if (!seen) arrivals.set(path, (seen = new Map<string, number>()));
       if (!seen.has(event.data.id)) seen.set(event.data.id, now);
-      res.writeHead(204).end();
+      // The slow tenant's receivers answer after 9 s (arrival counts when the request came in).
+      if (path.startsWith('/slow/')) setTimeout(() => res.writeHead(204).end(), SLOW_ANSWER_MS);
+      else res.writeHead(204).end();
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -101,6 +108,7 @@ async function main(): Promise<void> {
       ? { WEBHOOK_DATABASE_POOL_MAX: process.env.WEBHOOK_DATABASE_POOL_MAX }
       : {}),
     DATABASE_POOL_MAX: '10',
+    WEBHOOK_ENDPOINTS_PER_ENTERPRISE: String(SLOW_ENDPOINTS),
   });
   const app: NestFastifyApplication = await createApp(config, { url, poolMax: 10 });
   const db = app.get<DataSource>(getDataSourceToken());
@@ -244,6 +252,56 @@ async function main(): Promise<void> {
       delivered,
       lag_p50_ms: Math.round(percentile(lags, 50)),
       lag_p99_ms: Math.round(percentile(lags, 99)),
+      loadavg: load(),
+    }),
+  );
+
+  // 4. A slow tenant beside a busy one.
+  await db.query(`DELETE FROM webhook_endpoints`);
+  const [slowTenant, busyTenant] = [fanout[0]?.id ?? '', main];
+  for (let i = 0; i < SLOW_ENDPOINTS; i++) await endpoint(slowTenant, `/slow/${i}`);
+  await endpoint(busyTenant, '/busy');
+  const slowWriter = setInterval(() => {
+    void db.query(`INSERT INTO leads (enterprise_id, title, person_name) VALUES ($1, 'Slow tenant', 'Pat')`, [slowTenant]);
+  }, 1000);
+  await db.query(`INSERT INTO leads (enterprise_id, title, person_name) VALUES ($1, 'Slow tenant', 'Pat')`, [slowTenant]);
+  await sleep(1_000);
+  const busyCommitted = new Map<string, number>();
+  const busyWrites: Promise<void>[] = [];
+  const t4 = performance.now();
+  for (let n = 0; n < 20 * SECONDS; n++) {
+    const wait = t4 + n * 50 - performance.now();
+    if (wait > 0) await sleep(wait);
+    busyWrites.push(
+      app
+        .inject({
+          method: 'POST',
+          url: '/api/v2/leads',
+          headers: headers(busyTenant),
+          payload: { title: `Busy ${n}`, person_name: 'Pat' },
+        })
+        .then((res) => {
+          busyCommitted.set(res.json<{ data: { id: string } }>().data.id, performance.now());
+        }),
+    );
+  }
+  await Promise.all(busyWrites);
+  await until(() => (arrivals.get('/busy')?.size ?? 0) >= busyCommitted.size, 30_000);
+  clearInterval(slowWriter);
+  const busyLatencies = [...busyCommitted].flatMap(([id, at]) => {
+    const arrived = arrivals.get('/busy')?.get(id);
+    return arrived === undefined ? [] : [Math.max(0, arrived - at)];
+  });
+  let slowArrivals = 0;
+  for (const [path, seen] of arrivals) if (path.startsWith('/slow/')) slowArrivals += seen.size;
+  console.log(
+    JSON.stringify({
+      scenario: 'slow_tenant_40_endpoints_9s',
+      busy_writes: busyCommitted.size,
+      busy_delivered: busyLatencies.length,
+      busy_p50_ms: Math.round(percentile(busyLatencies, 50)),
+      busy_p99_ms: Math.round(percentile(busyLatencies, 99)),
+      slow_deliveries_started: slowArrivals,
       loadavg: load(),
     }),
   );

@@ -113,6 +113,27 @@ describe('export (issue 17)', () => {
     }
   });
 
+  it("re-imports one enterprise's export without taking its users out of their other enterprises", async () => {
+    const t = await createTestApp();
+    apps.push(t);
+    const { doc, own, foreign } = fixture();
+    await importFixture(t, doc);
+    // The own enterprise's user is a member of the foreign enterprise too.
+    await t.dataSource.query(`INSERT INTO memberships (user_id, enterprise_id) VALUES ($1, $2)`, [
+      own.user.id,
+      foreign.enterpriseId,
+    ]);
+    const file = join(dir, 'one-enterprise.json');
+    expect((await runCli(['export', '--enterprise', own.enterpriseId, '--output', file], { env: cliEnv(t) })).code).toBe(0);
+    const reimport = await runCli(['import', file], { env: cliEnv(t) });
+    expect(reimport).toMatchObject({ code: 0, stderr: '' });
+    const members = await t.dataSource.query<{ enterprise_id: string }[]>(
+      `SELECT enterprise_id FROM memberships WHERE user_id = $1 ORDER BY enterprise_id`,
+      [own.user.id],
+    );
+    expect(members.map((m) => m.enterprise_id)).toEqual([own.enterpriseId, foreign.enterpriseId].sort());
+  });
+
   it('writes gzip by name, one enterprise on request, password hashes, and provider B keys only with --include-secrets', async () => {
     const t = await createTestApp();
     apps.push(t);

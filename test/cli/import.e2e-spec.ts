@@ -206,7 +206,7 @@ describe('import (import-format.md)', () => {
     expect(await rowCounts()).toEqual(counts);
   });
 
-  it('updates records in place: memberships become the listed set, nested rows are replaced, a new password ends sessions', async () => {
+  it('updates records in place: memberships become the listed set of the enterprises the file mentions, nested rows are replaced, a new password ends sessions', async () => {
     const { doc, ids } = fullDocument();
     expect((await importDocument(dataSource, cipher, doc)).ok).toBe(true);
     await dataSource.query(`INSERT INTO access_tokens (user_id, token_sha256) VALUES ($1, repeat('a', 64))`, [
@@ -221,7 +221,8 @@ describe('import (import-format.md)', () => {
       last_name: 'Married',
       phone_numbers: [{ id: ids.phone, type: 'mobile', number: '0411 111 111' }],
     };
-    const outcome = await importDocument(dataSource, cipher, { users, people });
+    // Both enterprises are mentioned (the enterprises section): the user leaves the one not listed.
+    const outcome = await importDocument(dataSource, cipher, { enterprises: doc.enterprises, users, people });
     expect(outcome).toMatchObject({ ok: true, counts: { users: { updated: 1 }, people: { updated: 1 } } });
 
     const [user] = await selectRows<{ password_hash: string; tokens: number }>(
@@ -246,6 +247,24 @@ describe('import (import-format.md)', () => {
     // The person's addresses were not listed this time, so they stay.
     const addresses = await selectRows(dataSource, `SELECT id FROM addresses WHERE person_id = $1`, [ids.person]);
     expect(addresses).toHaveLength(1);
+  });
+
+  it('never removes a membership in an enterprise the file does not mention', async () => {
+    const { doc, ids } = fullDocument();
+    expect((await importDocument(dataSource, cipher, doc)).ok).toBe(true);
+    const [user] = doc.users ?? [];
+    // One enterprise's view of the user (as its export writes it): only that enterprise is listed.
+    const onlyOther = { ...user, enterprise_ids: [ids.other] };
+    const other = (doc.enterprises ?? []).filter((e) => e.id === ids.other);
+    expect((await importDocument(dataSource, cipher, { enterprises: other, users: [onlyOther] })).ok).toBe(true);
+    // With no enterprise mentioned at all, an empty list removes nothing either.
+    expect((await importDocument(dataSource, cipher, { users: [{ ...user, enterprise_ids: [] }] })).ok).toBe(true);
+    const members = await selectRows<{ enterprise_id: string }>(
+      dataSource,
+      `SELECT enterprise_id FROM memberships WHERE user_id = $1 ORDER BY enterprise_id`,
+      [ids.user],
+    );
+    expect(members.map((m) => m.enterprise_id)).toEqual([ids.enterprise, ids.other].sort());
   });
 
   it('keeps an existing password hash when the user has no password in the file', async () => {

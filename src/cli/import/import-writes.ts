@@ -184,30 +184,38 @@ export class ImportWrites {
     return counts ?? { created: 0, updated: 0 };
   }
 
-  /** A user listing `enterprise_ids` is a member of exactly those enterprises afterwards. */
+  /**
+   * A user listing `enterprise_ids` is afterwards a member of exactly those of the enterprises the
+   * file mentions (in its `enterprises` section or in any user's `enterprise_ids`); memberships in
+   * enterprises the file does not mention are kept, so re-importing one enterprise's export never
+   * takes its users out of the others.
+   */
   private async memberships(): Promise<void> {
     const listed = `SELECT id FROM import_users WHERE lists_memberships`;
-    if (!this.staged('memberships')) {
-      await this.db.query(
-        `WITH gone AS (DELETE FROM memberships m WHERE m.user_id IN (${listed}) RETURNING m.user_id)
-         INSERT INTO import_changes (section, id) SELECT DISTINCT 'users', user_id FROM gone`,
-      );
-      return;
-    }
+    const mentioned = [
+      ...(this.staged('enterprises') ? ['SELECT id FROM import_enterprises'] : []),
+      ...(this.staged('memberships') ? ['SELECT enterprise_id FROM import_memberships'] : []),
+    ];
+    if (mentioned.length === 0) return;
+    const kept = this.staged('memberships')
+      ? `AND NOT EXISTS (SELECT 1 FROM import_memberships k
+                          WHERE k.user_id = m.user_id AND k.enterprise_id = m.enterprise_id)`
+      : '';
+    const added = this.staged('memberships')
+      ? `INSERT INTO memberships (user_id, enterprise_id)
+         SELECT DISTINCT user_id, enterprise_id FROM import_memberships
+         ON CONFLICT DO NOTHING
+         RETURNING user_id`
+      : `SELECT NULL::uuid AS user_id WHERE false`;
     await this.db.query(
       `WITH gone AS (
          DELETE FROM memberships m
           WHERE m.user_id IN (${listed})
-            AND NOT EXISTS (SELECT 1 FROM import_memberships k
-                             WHERE k.user_id = m.user_id AND k.enterprise_id = m.enterprise_id)
+            AND m.enterprise_id IN (${mentioned.join(' UNION ')})
+            ${kept}
          RETURNING m.user_id
        ),
-       added AS (
-         INSERT INTO memberships (user_id, enterprise_id)
-         SELECT DISTINCT user_id, enterprise_id FROM import_memberships
-         ON CONFLICT DO NOTHING
-         RETURNING user_id
-       )
+       added AS (${added})
        INSERT INTO import_changes (section, id)
        SELECT DISTINCT 'users', user_id FROM (SELECT user_id FROM gone UNION ALL SELECT user_id FROM added) c`,
     );
