@@ -28,14 +28,20 @@ export default [
             {
               target: './src/common',
               from: './src',
-              except: ['./common', './config', './database'],
+              except: ['./common', './config', './database', './logging'],
               message:
                 'src/common/ is the HTTP platform and knows no resource or domain module: move the piece to a module of its own, or have that module provide it (an injection token, an abstract class).',
             },
             {
+              target: './src/logging',
+              from: './src',
+              except: ['./logging'],
+              message: 'src/logging/ is a leaf every layer may use: it imports nothing of the service.',
+            },
+            {
               target: './src/database',
               from: './src',
-              except: ['./database', './config'],
+              except: ['./database', './config', './logging'],
               message:
                 'src/database/ knows no resource, domain module or HTTP code: take what it needs as an argument (the entity list comes from src/data-source.ts).',
             },

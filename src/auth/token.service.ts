@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { RepeatedWarnings } from '../logging/repeated-warnings.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -11,7 +12,7 @@ import { findTokenUser } from './token-lookup.js';
 /** Issues, resolves and revokes bearer tokens; only their SHA-256 is stored. */
 @Injectable()
 export class TokenService implements BeforeApplicationShutdown {
-  private readonly logger = new Logger(TokenService.name);
+  private readonly warnings = new RepeatedWarnings(new Logger(TokenService.name));
   /** `last_used_at` writes under way, awaited before the pool closes. */
   private readonly touches = new Set<Promise<void>>();
 
@@ -63,7 +64,7 @@ export class TokenService implements BeforeApplicationShutdown {
       )
       .then(
         () => undefined,
-        (error: unknown) => this.logger.warn({ err: error }, 'last_used_at of a token could not be written'),
+        (error: unknown) => this.warnings.warn('last_used_at of a token could not be written', error),
       );
     this.touches.add(write);
     void write.finally(() => this.touches.delete(write));

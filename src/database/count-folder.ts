@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { RepeatedWarnings } from '../logging/repeated-warnings.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { selectRows, type SqlExecutor } from './sql.js';
@@ -8,7 +9,6 @@ const FOLD_BATCH = 5_000;
 export const FOLD_INTERVAL_MS = 1_000;
 /** The longest wait of an idle process (no deltas found): a statement every 30 s, not every second. */
 export const IDLE_FOLD_INTERVAL_MS = 30_000;
-const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /**
  * Folds all committed row-count deltas into the base rows, a batch per transaction; returns how
@@ -42,10 +42,9 @@ export function nextFoldWait(lastWaitMs: number, folded: number): number {
  */
 @Injectable()
 export class CountFolder implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(CountFolder.name);
+  private readonly warnings = new RepeatedWarnings(new Logger(CountFolder.name));
   private timer: NodeJS.Timeout | undefined;
   private folding: Promise<unknown> | undefined;
-  private lastFailureLog = 0;
   private waitMs = FOLD_INTERVAL_MS;
   private stopped = false;
 
@@ -87,10 +86,7 @@ export class CountFolder implements OnApplicationBootstrap, OnApplicationShutdow
       })
       .catch((error: unknown) => {
         this.waitMs = FOLD_INTERVAL_MS;
-        const now = Date.now();
-        if (now - this.lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
-        this.lastFailureLog = now;
-        this.logger.warn({ err: error }, 'row-count deltas could not be folded; retrying every second');
+        this.warnings.warn('row-count deltas could not be folded; retrying every second', error);
       })
       .finally(() => {
         this.folding = undefined;

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { RepeatedWarnings } from '../logging/repeated-warnings.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { affectedRows, selectRows, type SqlExecutor } from '../database/sql.js';
@@ -35,7 +36,7 @@ const EXPIRED = `created_at <= now() - make_interval(hours => ${IDEMPOTENCY_TTL_
  */
 @Injectable()
 export class IdempotentWrites implements BeforeApplicationShutdown {
-  private readonly logger = new Logger(IdempotentWrites.name);
+  private readonly warnings = new RepeatedWarnings(new Logger(IdempotentWrites.name));
   private lastPurge = 0;
   private purging: Promise<void> | undefined;
 
@@ -122,7 +123,7 @@ export class IdempotentWrites implements BeforeApplicationShutdown {
     this.purging = this.purgeExpired()
       .then(
         () => undefined,
-        (error: unknown) => this.logger.warn({ err: error }, 'expired idempotency keys could not be purged'),
+        (error: unknown) => this.warnings.warn('expired idempotency keys could not be purged', error),
       )
       .finally(() => {
         this.purging = undefined;

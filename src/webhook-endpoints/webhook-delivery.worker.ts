@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { RepeatedWarnings } from '../logging/repeated-warnings.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { serialiseJson } from '../database/json-text.js';
@@ -81,6 +82,8 @@ interface StreamState {
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
+  /** The poll's own failures (a database that is down): once a minute per cause, not per poll. */
+  private readonly warnings = new RepeatedWarnings(this.logger);
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly active = new Map<string, Promise<void>>();
   private sender: WebhookSender | undefined;
@@ -235,7 +238,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
       // read again and again for as long as that writer stays open.
       const work = this.deliver(endpoint, !busy)
         .catch((error: unknown) => {
-          this.logger.error({ err: error, endpoint_id: endpoint.id }, 'webhook delivery round failed');
+          this.warnings.warn('webhook delivery round failed', error, { endpoint_id: endpoint.id });
         })
         .finally(() => {
           this.active.delete(endpoint.id);
@@ -274,7 +277,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
       this.ticking = this.tick()
         .then((working) => this.nextWait(working))
         .catch((error: unknown) => {
-          this.logger.warn({ err: error }, 'webhook delivery poll failed');
+          this.warnings.warn('webhook delivery poll failed', error);
           return this.nextWait(false);
         })
         .then((wait) => {
@@ -556,7 +559,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
       const lags = await endpointLags(this.dataSource);
       return lags.filter((lag) => lag.enabled).map((lag) => ({ endpoint: lag.id, seconds: lag.lag_seconds }));
     } catch (error) {
-      this.logger.warn({ err: error }, 'webhook backlog could not be read');
+      this.warnings.warn('webhook backlog could not be read', error);
       return [];
     }
   }

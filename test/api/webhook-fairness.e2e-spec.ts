@@ -56,7 +56,8 @@ describe('fair outbound deliveries that follow endpoint changes', () => {
   it("keeps a tenant's slow receivers to that tenant's slots: another tenant's change arrives at once", async () => {
     const slow = await receiver(SLOW_ANSWER_MS);
     const b = await enterpriseWithEndpoint(t, { url: slow.url });
-    for (let i = 1; i < ENDPOINTS_PER_ENTERPRISE; i++) expect((await addEndpoint(b.headers, slow.url)).statusCode).toBe(201);
+    for (let i = 1; i < ENDPOINTS_PER_ENTERPRISE; i++)
+      expect((await addEndpoint(b.headers, slow.url)).statusCode).toBe(201);
     const fast = await receiver();
     const a = await enterpriseWithEndpoint(t, { url: fast.url });
 
@@ -105,7 +106,9 @@ describe('fair outbound deliveries that follow endpoint changes', () => {
    * runs once three have arrived. Answers what had arrived when the change answered, and the
    * lead titles.
    */
-  async function backlogThen(change: (endpoint: { id: string; secret: string }, headers: Record<string, string>) => Promise<void>) {
+  async function backlogThen(
+    change: (endpoint: { id: string; secret: string }, headers: Record<string, string>) => Promise<void>,
+  ) {
     const old = await receiver(40);
     const { headers, endpoint } = await enterpriseWithEndpoint(t, { url: old.url });
     const titles = Array.from({ length: 40 }, (_, i) => `Backlog ${i}`);

@@ -124,7 +124,9 @@ describe('export (issue 17)', () => {
       foreign.enterpriseId,
     ]);
     const file = join(dir, 'one-enterprise.json');
-    expect((await runCli(['export', '--enterprise', own.enterpriseId, '--output', file], { env: cliEnv(t) })).code).toBe(0);
+    expect(
+      (await runCli(['export', '--enterprise', own.enterpriseId, '--output', file], { env: cliEnv(t) })).code,
+    ).toBe(0);
     const reimport = await runCli(['import', file], { env: cliEnv(t) });
     expect(reimport).toMatchObject({ code: 0, stderr: '' });
     const members = await t.dataSource.query<{ enterprise_id: string }[]>(
