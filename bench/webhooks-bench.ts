@@ -262,9 +262,13 @@ async function main(): Promise<void> {
   for (let i = 0; i < SLOW_ENDPOINTS; i++) await endpoint(slowTenant, `/slow/${i}`);
   await endpoint(busyTenant, '/busy');
   const slowWriter = setInterval(() => {
-    void db.query(`INSERT INTO leads (enterprise_id, title, person_name) VALUES ($1, 'Slow tenant', 'Pat')`, [slowTenant]);
+    void db.query(`INSERT INTO leads (enterprise_id, title, person_name) VALUES ($1, 'Slow tenant', 'Pat')`, [
+      slowTenant,
+    ]);
   }, 1000);
-  await db.query(`INSERT INTO leads (enterprise_id, title, person_name) VALUES ($1, 'Slow tenant', 'Pat')`, [slowTenant]);
+  await db.query(`INSERT INTO leads (enterprise_id, title, person_name) VALUES ($1, 'Slow tenant', 'Pat')`, [
+    slowTenant,
+  ]);
   await sleep(1_000);
   const busyCommitted = new Map<string, number>();
   const busyWrites: Promise<void>[] = [];

@@ -43,7 +43,8 @@ export class RepeatedWarnings {
       seen.suppressed += 1;
       return;
     }
-    const repeated = seen && seen.suppressed > 0 ? { repeated: seen.suppressed, repeated_within_ms: at - seen.since } : {};
+    const repeated =
+      seen && seen.suppressed > 0 ? { repeated: seen.suppressed, repeated_within_ms: at - seen.since } : {};
     this.seen.set(kind, { since: at, suppressed: 0 });
     this.logger.warn({ ...fields, error: summary, ...repeated }, message);
     this.logger.debug({ ...fields, err: error }, message);
