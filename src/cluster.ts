@@ -14,18 +14,22 @@ export interface WorkerPlan {
 export interface RestartPolicy {
   /** The wait before the first replacement after a start failure; doubled each time after. */
   readonly firstDelayMs: number;
-  /** The longest wait between replacements. */
+  /** The longest wait between replacements: the primary keeps trying at this pace for as long as it takes. */
   readonly maxDelayMs: number;
-  /** Start failures in a row (no worker listening in between) after which the primary gives up. */
-  readonly maxStartFailures: number;
 }
 
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { firstDelayMs: 500, maxDelayMs: 8_000, maxStartFailures: 5 };
+export const DEFAULT_RESTART_POLICY: RestartPolicy = { firstDelayMs: 500, maxDelayMs: 10_000 };
+
+/**
+ * The exit code of a worker that cannot start because of its configuration (a wrong variable,
+ * an APP_KEY that does not read the data): a cause no restart fixes (EX_CONFIG of sysexits.h).
+ */
+export const EXIT_CONFIGURATION = 78;
 
 /** The wait before replacing a worker after `failures` start failures in a row (1, 2, ...). */
 export function restartDelay(failures: number, policy: RestartPolicy): number {
   if (failures <= 0) return 0;
-  return Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (failures - 1));
+  return Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.min(failures - 1, 30));
 }
 
 /** How long a primary that gives up waits for its workers to stop before it exits anyway. */
@@ -34,9 +38,11 @@ const GIVE_UP_GRACE_MS = 10_000;
 /**
  * WEB_CONCURRENCY=N: the primary prepares once, then forks N workers sharing one port
  * (node:cluster). A worker that dies after it listened is replaced at once; one that dies before
- * it listened (the database unreachable, a bad key, ...) is replaced after a growing wait, and
- * after a few such failures in a row the primary stops with one line saying why and exit code 1,
- * so a process manager or orchestrator sees the failure instead of an endless restart loop.
+ * it listened is replaced after a growing wait (capped), for as long as it takes: a cause outside
+ * the process (the database or Redis down) ends by itself, and the workers still listening keep
+ * serving meanwhile: they are never stopped because another cannot start. Only a worker that
+ * cannot start because of its configuration (exit code EXIT_CONFIGURATION) makes the primary stop
+ * everything, with one line saying so and exit code 1: no restart would fix that.
  */
 export async function runWorkers(
   count: number,
@@ -84,15 +90,15 @@ export async function runWorkers(
       fork();
       return;
     }
-    startFailures += 1;
-    if (startFailures >= policy.maxStartFailures) {
+    if (code === EXIT_CONFIGURATION) {
       logFatal(
-        { workers: count, startFailures, exit },
-        `Workers keep failing at start (${startFailures} in a row, none listening); stopping.`,
+        { workers: count, exit },
+        'A worker cannot start with this configuration (its line above says why); stopping, as no restart would fix it.',
       );
       stopAll('SIGTERM', 1);
       return;
     }
+    startFailures += 1;
     const delay = restartDelay(startFailures, policy);
     processLog.warn(
       { worker: worker.process.pid, exit, startFailures, retryInMs: delay },

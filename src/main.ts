@@ -1,3 +1,4 @@
+import { EXIT_CONFIGURATION } from './cluster.js';
 import { ConfigError } from './config/config-error.js';
 import { unsupportedNodeReason } from './config/node-runtime.js';
 import { logProcessWarnings, logStartFailure, logUncaughtErrors } from './observability/process-log.js';
@@ -20,5 +21,7 @@ try {
   await startService();
 } catch (error: unknown) {
   logStartFailure(error);
-  process.exit(1);
+  // A worker tells its primary that restarting it would not help (see src/cluster.ts).
+  const worker = process.env.FINANCE_INTAKE_WORKER === '1';
+  process.exit(worker && error instanceof ConfigError ? EXIT_CONFIGURATION : 1);
 }
