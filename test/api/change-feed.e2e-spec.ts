@@ -56,11 +56,13 @@ describe('change feed', () => {
   };
   /** The first record of every resource with a change type, by type. */
   let seededOfType: Partial<Record<string, string>>;
+  let enterprisesOfFixture: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     t = await createTestApp();
     // One record of every resource in each tenant: a resource with a change type joins the seed without a line here.
     const { doc, own, foreign } = twoTenants('one');
+    enterprisesOfFixture = doc.enterprises ?? [];
     tenant = {
       enterpriseId: own.enterpriseId,
       otherEnterpriseId: foreign.enterpriseId,
@@ -304,7 +306,11 @@ describe('change feed', () => {
       };
       await importFixture(t, { users: [user] });
       const cursor = await cursorNow();
-      await importFixture(t, { users: [{ ...user, enterprise_ids: [tenant.otherEnterpriseId] }] });
+      // The file mentions the enterprise the user leaves (its entry, unchanged), so the list replaces it.
+      await importFixture(t, {
+        enterprises: enterprisesOfFixture.filter((e) => e.id === tenant.enterpriseId),
+        users: [{ ...user, enterprise_ids: [tenant.otherEnterpriseId] }],
+      });
       const { entries } = await drain('v2', cursor);
       expect(entries).toEqual([expect.objectContaining({ type: 'user', id: userId, action: 'removed', record: null })]);
     });

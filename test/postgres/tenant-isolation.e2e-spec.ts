@@ -167,6 +167,30 @@ describe('tenants never wait for each other', () => {
     expect((await write('PUT', `leads/${leadA}`)).statusCode).toBe(200);
   });
 
+  it('8 writers queued on the held lead: 10 other creates of the same enterprise answer at their usual speed, and the 8 get the 503 after the lock bound', async () => {
+    const usual = await timed(() => write('POST', 'leads'));
+    expect(usual.result.statusCode).toBe(201);
+    const held = await holdLead(leadA);
+    try {
+      const queued = Array.from({ length: 8 }, () => timed(() => write('PUT', `leads/${leadA}`)));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const creates = await Promise.all(Array.from({ length: 10 }, () => timed(() => write('POST', 'leads'))));
+      // Without the per-record queue the 8 writers took the enterprise's 3 places and the
+      // creates waited behind them for the lock bound, then answered 503.
+      expect(creates.map((create) => create.result.statusCode)).toEqual(Array(10).fill(201));
+      expect(Math.max(...creates.map((create) => create.ms))).toBeLessThan(LOCK_TIMEOUT_MS / 2);
+      const writers = await Promise.all(queued);
+      for (const writer of writers) {
+        expect(writer.result.statusCode).toBe(503);
+        expect(writer.result.json()).toEqual({ message: 'The service is temporarily unavailable.' });
+        expect(writer.ms).toBeLessThan(LOCK_TIMEOUT_MS + 1_500);
+      }
+    } finally {
+      await held.release();
+    }
+    expect((await write('PUT', `leads/${leadA}`)).statusCode).toBe(200);
+  });
+
   it('a client that gives up while its request waits for a place gets it given back (real socket)', async () => {
     const base = await listening();
     const bulkhead = t.app.get(EnterpriseAccess).bulkhead;

@@ -17,6 +17,13 @@ import { MembershipCheck } from './membership-check.js';
 @Injectable()
 export class EnterpriseAccess {
   readonly bulkhead: EnterpriseBulkhead | undefined;
+  /**
+   * One write at a time per record in this process: the writers queued on a record another
+   * transaction has locked wait here, holding neither a connection nor a place of their
+   * enterprise, so the enterprise's other writes keep their capacity. A writer that waited the
+   * lock timeout answers 503 as one that waited on the lock itself does.
+   */
+  readonly recordGate: EnterpriseBulkhead | undefined;
 
   constructor(
     private readonly memberships: MembershipCheck,
@@ -24,6 +31,10 @@ export class EnterpriseAccess {
   ) {
     const limit = config.databasePoolMaxPerEnterprise;
     this.bulkhead = limit === undefined ? undefined : new EnterpriseBulkhead(limit, config.databaseLockTimeoutMs);
+    this.recordGate =
+      limit === undefined
+        ? undefined
+        : new EnterpriseBulkhead(1, config.databaseLockTimeoutMs, ErrorMessages.serviceUnavailable);
   }
 
   /** `enterpriseId`: the header's value as an enterprise id (`enterpriseIdOf`), read once per request. */
@@ -43,6 +54,11 @@ export class EnterpriseAccess {
     // Reads never wait on another transaction's row locks (PostgreSQL snapshots): they hold a
     // connection only for their own queries, so only writes are bounded per enterprise.
     if (this.bulkhead === undefined || onlyReads(request.method)) return;
+    const recordId = recordIdOf(request);
+    if (this.recordGate !== undefined && recordId !== undefined) {
+      const queued = enterBulkhead(this.recordGate, request, `${enterpriseId}:${recordId}`);
+      if (queued) await queued;
+    }
     const waiting = enterBulkhead(this.bulkhead, request, enterpriseId);
     if (waiting) await waiting;
   }
@@ -52,4 +68,11 @@ export class EnterpriseAccess {
     if (user.membership?.enterpriseId === enterpriseId) return Promise.resolve(user.membership.member);
     return this.memberships.isMember(user.id, enterpriseId);
   }
+}
+
+/** The record a write names in its path (`:id`), lower-cased; undefined for a create. */
+function recordIdOf(request: FastifyRequest): string | undefined {
+  const params = request.params as Record<string, unknown> | undefined;
+  const id = params?.id;
+  return typeof id === 'string' && id !== '' ? id.toLowerCase() : undefined;
 }

@@ -17,9 +17,11 @@ interface Compartment {
 export class EnterpriseBulkhead {
   private readonly compartments = new Map<string, Compartment>();
 
+  /** `busyMessage`: the 503's message for a request that waited `maxWaitMs` in vain. */
   constructor(
     readonly limit: number,
     private readonly maxWaitMs: number,
+    private readonly busyMessage: string = ErrorMessages.enterpriseBusy,
   ) {}
 
   /**
@@ -55,7 +57,7 @@ export class EnterpriseBulkhead {
       const timer = setTimeout(() => {
         const at = compartment.waiting.indexOf(admit);
         if (at >= 0) compartment.waiting.splice(at, 1);
-        reject(new ServiceUnavailableException({ message: ErrorMessages.enterpriseBusy }));
+        reject(new ServiceUnavailableException({ message: this.busyMessage }));
       }, this.maxWaitMs);
       compartment.waiting.push(admit);
     });
@@ -113,15 +115,15 @@ export function leaveBulkheadWhenDone(fastify: FastifyInstance): void {
 }
 
 /**
- * Takes a place for the request in its enterprise's compartment, given back when it is done:
+ * Takes a place for the request in the compartment of `key` (its enterprise, or one record), given back when it is done:
  * at once when one is free (no promise on the usual path), else after waiting for one.
  */
 export function enterBulkhead(
   bulkhead: EnterpriseBulkhead,
   request: FastifyRequest,
-  enterpriseId: string,
+  key: string,
 ): Promise<void> | undefined {
-  const entered = bulkhead.enter(enterpriseId);
+  const entered = bulkhead.enter(key);
   if (typeof entered === 'function') {
     keepPlace(request, entered);
     return undefined;
@@ -136,6 +138,14 @@ export function enterBulkhead(
  * place is given back at once.
  */
 function keepPlace(request: FastifyRequest, leave: () => void): void {
-  request.leaveEnterpriseBulkhead = leave;
-  if (request.answerClosed === true) leave();
+  // A request may hold places in two bulkheads (its record's, then its enterprise's): both go back.
+  const held = request.leaveEnterpriseBulkhead;
+  request.leaveEnterpriseBulkhead =
+    held === undefined
+      ? leave
+      : () => {
+          leave();
+          held();
+        };
+  if (request.answerClosed === true) request.leaveEnterpriseBulkhead();
 }
