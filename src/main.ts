@@ -1,6 +1,7 @@
 import { EXIT_CONFIGURATION } from './cluster.js';
 import { ConfigError } from './config/config-error.js';
 import { unsupportedNodeReason } from './config/node-runtime.js';
+import { createFilesPrivate } from './database/private-data-dir.js';
 import { logProcessWarnings, logStartFailure, logUncaughtErrors } from './observability/process-log.js';
 
 /**
@@ -10,6 +11,7 @@ import { logProcessWarnings, logStartFailure, logUncaughtErrors } from './observ
  */
 logProcessWarnings();
 logUncaughtErrors();
+createFilesPrivate();
 try {
   const unsupported = unsupportedNodeReason(process.versions.node);
   if (unsupported) throw new ConfigError(unsupported);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { unsupportedNodeReason } from '../config/node-runtime.js';
+import { createFilesPrivate } from '../database/private-data-dir.js';
 
 /**
  * V8's heap for an import, which V8 takes only when the process starts:
@@ -62,6 +63,7 @@ if (unsupported) {
   process.stderr.write(`${unsupported}\n`);
   process.exit(1);
 }
+createFilesPrivate();
 const missing = BULK_COMMANDS.has(process.argv[2] ?? '') ? missingFlags() : [];
 if (missing.length > 0) await runWithFlags(missing);
 else await (await import('./cli-process.js')).runThisProcess();

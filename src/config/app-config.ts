@@ -114,7 +114,7 @@ function parseKeyOrFail(name: string, text: string): Buffer {
 function embeddedKey(dataDir: string): Buffer {
   const file = join(dataDir, KEY_FILE);
   if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, `${generateAppKey()}\n`, { mode: 0o600 });
   }
   return parseKeyOrFail(`APP_KEY (from ${file})`, readFileSync(file, 'utf8'));

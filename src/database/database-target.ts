@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { AppConfig } from '../config/app-config.js';
 import { acquireDataDirLock, type DataDirLock, type LockHolder } from './data-dir-lock.js';
 import type { DatabaseTarget } from './data-source-options.js';
+import { makeDataDirPrivate, warnOfTightenedModes } from './private-data-dir.js';
 
 export interface ResolvedDatabase extends DatabaseTarget {
   readonly embedded: boolean;
@@ -21,11 +22,14 @@ export async function resolveDatabase(config: AppConfig, holder: LockHolder): Pr
   if (config.databaseUrl) {
     return { url: config.databaseUrl, poolMax: config.databasePoolMax, embedded: false, release: async () => {} };
   }
+  warnOfTightenedModes(config.dataDir, makeDataDirPrivate(config.dataDir));
   const lock = acquireDataDirLock(config.dataDir, holder);
   try {
     // Loaded only when needed: PGlite's module alone adds tens of MiB to a service on PostgreSQL.
     const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
     const server = await startEmbeddedPostgres(join(config.dataDir, 'pgdata'));
+    // PGlite writes a new database's first files with modes of its own (open to all).
+    makeDataDirPrivate(config.dataDir);
     return {
       url: server.url,
       poolMax: 1,

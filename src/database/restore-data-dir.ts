@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { ConfigError } from '../config/config-error.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { openDatabase } from './migration-runner.js';
+import { makeDataDirPrivate } from './private-data-dir.js';
 import { selectRows } from './sql.js';
 
 export interface RestoredCounts {
@@ -24,6 +25,8 @@ export async function restoreDataDir(
   backup: Buffer,
   checkKey: (dataSource: DataSource) => Promise<void>,
 ): Promise<RestoredCounts> {
+  // A folder made for the restore (the guide's `mkdir`) is tightened without a word: it is new.
+  makeDataDirPrivate(config.dataDir);
   const lock = acquireDataDirLock(config.dataDir, { role: 'cli', command: 'restore' });
   try {
     const pgdata = join(config.dataDir, 'pgdata');
@@ -44,6 +47,8 @@ export async function restoreDataDir(
           `SELECT (SELECT count(*)::int FROM enterprises) AS enterprises, (SELECT count(*)::int FROM users) AS users,
                   (SELECT count(*)::int FROM people) AS people`,
         );
+        // Whatever modes the backup's archive carried, the restored files are the owner's only.
+        makeDataDirPrivate(config.dataDir);
         return counts ?? { enterprises: 0, users: 0, people: 0 };
       } finally {
         await dataSource.destroy();

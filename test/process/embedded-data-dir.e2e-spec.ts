@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -27,6 +38,21 @@ function serviceRefusal(stderr: string): string {
   const line = JSON.parse(oneLine(stderr)) as { level: number; msg: string };
   expect(line.level).toBe(60);
   return line.msg;
+}
+
+/** The files and folders under `path` (itself included) that group or others may read or enter. */
+function openToOthers(path: string): string[] {
+  const stat = lstatSync(path);
+  const own = (stat.mode & 0o077) !== 0 ? [path] : [];
+  if (!stat.isDirectory()) return own;
+  return [...own, ...readdirSync(path).flatMap((name) => openToOthers(join(path, name)))];
+}
+
+/** Opens every file and folder under `path` to everybody, as an older release left them. */
+function openToEverybody(path: string): number {
+  const stat = lstatSync(path);
+  chmodSync(path, stat.isDirectory() ? 0o777 : 0o666);
+  return 1 + (stat.isDirectory() ? readdirSync(path).reduce((n, name) => n + openToEverybody(join(path, name)), 0) : 0);
 }
 
 function readLockRecord(dataDir: string): LockRecord {
@@ -66,6 +92,9 @@ describe('embedded database shared safely (real processes)', () => {
     const first = await serve({ DATA_DIR: template });
     expect(await first.stop()).toBe(0);
     expect(existsSync(join(template, LOCK_FILE))).toBe(false);
+    // Its files are its owner's only, from the first start on.
+    expect(readdirSync(join(template, 'pgdata')).length).toBeGreaterThan(10);
+    expect(openToOthers(template)).toEqual([]);
   }, PROCESS_TEST_TIMEOUT);
 
   afterAll(async () => {
@@ -144,6 +173,24 @@ describe('embedded database shared safely (real processes)', () => {
       const again = await serve({ DATA_DIR: dataDir });
       expect(await demoUsers(again)).toContain(email);
       expect(await again.stop()).toBe(0);
+    },
+    PROCESS_TEST_TIMEOUT,
+  );
+
+  it(
+    'tightens a data folder an older release left open to others, saying so at start',
+    async () => {
+      const { dataDir } = workspace();
+      const opened = openToEverybody(dataDir);
+      const service = await serve({ DATA_DIR: dataDir });
+      expect(openToOthers(dataDir)).toEqual([]);
+      expect(await service.stop()).toBe(0);
+      expect(openToOthers(dataDir)).toEqual([]);
+      const warning = service
+        .output()
+        .split('\n')
+        .find((line) => line.includes('FINANCE_INTAKE_DATA_DIR_MODES'));
+      expect(warning).toContain(`${dataDir} held ${opened} file(s) or folder(s) readable by group or others`);
     },
     PROCESS_TEST_TIMEOUT,
   );
@@ -282,6 +329,9 @@ describe('embedded database shared safely (real processes)', () => {
       expect(restore.code).toBe(0);
       expect(restore.stdout).toContain('2 enterprises, 2 users, 265 people');
       rmSync(home, { recursive: true, force: true });
+      // The backup and the restored folder are their owner's only.
+      expect(statSync(join(cwd, 'finance-intake-backup.tar.gz')).mode & 0o777).toBe(0o600);
+      expect(openToOthers(join(cwd, 'restored'))).toEqual([]);
 
       const restored = await serve({ DATA_DIR: join(cwd, 'restored') });
       const login = await v2Headers(restored.base, DEMO.email, DEMO.password, DEMO_ENTERPRISE_ID);
