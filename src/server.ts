@@ -148,6 +148,13 @@ async function serve(config: AppConfig): Promise<void> {
     ...demoBanner.map((line) => line.trim()),
   ];
   for (const line of lines) processLog.info(line);
+  if (config.webhooks.allowPrivateUrls) {
+    processLog.warn(
+      { setting: 'WEBHOOK_ALLOW_PRIVATE_URLS' },
+      'WEBHOOK_ALLOW_PRIVATE_URLS=true: webhook endpoints may use http: and reach loopback, private and link-local ' +
+        'addresses, which lets integrators reach your internal network. For tests and local development only.',
+    );
+  }
 }
 
 /** Reads the configuration and starts the service: one process, or a primary and its workers. */

@@ -21,7 +21,7 @@ import { PresentedChanges } from '../changes/presented-changes.js';
 import { endpointLags } from './webhook-backlog.queries.js';
 import { WebhookClock } from './webhook-clock.js';
 import { WebhookResolver } from './webhook-resolver.js';
-import { DISABLED_AFTER_FAILURES, failureWindowOver, retryDelayMs } from './webhook-schedule.js';
+import { DISABLED_AFTER_FAILURES, DISABLED_PLAIN_HTTP, failureWindowOver, retryDelayMs } from './webhook-schedule.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
 import { eventOf, typesOf, webhookIdOf } from './webhook-stream.js';
 
@@ -63,7 +63,8 @@ interface StreamState {
   failures: number;
   failingSince: Date | null;
   nextAttemptAt: Date | null;
-  disabled: boolean;
+  /** Why the endpoint is disabled by this round (null: it is not). */
+  disabled: string | null;
 }
 
 /**
@@ -380,8 +381,18 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
       failures: endpoint.failures,
       failingSince: endpoint.failing_since,
       nextAttemptAt: null,
-      disabled: false,
+      disabled: null,
     };
+    // Saved while http: was allowed, read by a process that does not allow it: paused, never sent in clear.
+    if (!this.config.webhooks.allowPrivateUrls && new URL(endpoint.url).protocol !== 'https:') {
+      state.disabled = DISABLED_PLAIN_HTTP;
+      try {
+        await this.save(endpoint, state, []);
+      } finally {
+        await this.release(endpoint.id);
+      }
+      return;
+    }
     const renewEveryMs = (this.config.webhooks.leaseSeconds * 1000) / 3;
     let held = true;
     let changed = false;
@@ -449,7 +460,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     const now = this.clock.now();
     state.failures += 1;
     state.failingSince ??= now;
-    if (failureWindowOver(state.failingSince, now)) state.disabled = true;
+    if (failureWindowOver(state.failingSince, now)) state.disabled = DISABLED_AFTER_FAILURES;
     state.nextAttemptAt = new Date(now.getTime() + retryDelayMs(state.failures));
   }
 
@@ -507,8 +518,8 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         state.failingSince,
         state.nextAttemptAt,
         this.config.webhooks.leaseSeconds,
+        state.disabled !== null,
         state.disabled,
-        DISABLED_AFTER_FAILURES,
         endpoint.generation,
       ],
     );
@@ -518,10 +529,10 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         if (sqlStateOf(error) !== '23503') throw error;
       });
     }
-    if (state.disabled && held > 0) {
-      this.logger.warn({ endpoint_id: endpoint.id }, 'webhook endpoint disabled after 3 days of failures');
+    if (state.disabled !== null && held > 0) {
+      this.logger.warn({ endpoint_id: endpoint.id, reason: state.disabled }, 'webhook endpoint disabled');
     }
-    return held > 0 && !state.disabled;
+    return held > 0 && state.disabled === null;
   }
 
   /** Logs the attempts; none when the endpoint was deleted meanwhile (its log went with it). */

@@ -17,6 +17,12 @@ export const MAX_RETRY_MS = 12 * HOUR;
 export const FAILURE_WINDOW_MS = 3 * DAY;
 
 export const DISABLED_AFTER_FAILURES = 'Every delivery failed for 3 days; enable the endpoint again to resume.';
+/**
+ * Why an endpoint saved as `http:` (while private URLs were allowed) is paused by a process that
+ * does not allow them: it never sends a delivery in clear.
+ */
+export const DISABLED_PLAIN_HTTP =
+  'The url is http:, which this service delivers to only in local development: change it to an https URL to resume.';
 
 /**
  * The wait after the `failures`-th failure in a row (1 for the first): exponential, capped, with

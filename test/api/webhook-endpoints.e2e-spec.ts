@@ -355,6 +355,44 @@ describe('webhook endpoints (management, private addresses refused)', () => {
     }
   });
 
+  it('pauses, without sending anything, an endpoint saved as http: while private URLs were allowed', async () => {
+    const receiver = new WebhookReceiver();
+    const base = await receiver.start();
+    dns.set('plain.example.test', '93.184.216.34');
+    const made = await create({ url: 'https://plain.example.test/in', types: ['lead'] });
+    expect(made.statusCode).toBe(201);
+    const id = made.json<{ data: { id: string } }>().data.id;
+    // As a development process with WEBHOOK_ALLOW_PRIVATE_URLS=true saved it.
+    await t.dataSource.query(`UPDATE webhook_endpoints SET url = $2 WHERE id = $1`, [id, `${base}/in`]);
+    const worker = t.app.get(WebhookDeliveryWorker);
+    worker.start();
+    try {
+      const lead = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/leads',
+        headers,
+        payload: { title: 'Not in clear', person_name: 'Rex' },
+      });
+      expect(lead.statusCode).toBe(201);
+      let endpoint: { enabled: boolean; disabled_reason: string | null } = { enabled: true, disabled_reason: null };
+      for (let i = 0; i < 100 && endpoint.enabled; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const res = await t.app.inject({ method: 'GET', url: `/api/v2/webhook-endpoints/${id}`, headers });
+        endpoint = res.json<{ data: typeof endpoint }>().data;
+      }
+      expect(endpoint).toMatchObject({
+        enabled: false,
+        disabled_reason:
+          'The url is http:, which this service delivers to only in local development: change it to an https URL to resume.',
+      });
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await worker.stop();
+      await receiver.stop();
+      await t.dataSource.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [id]);
+    }
+  });
+
   it('lists endpoints for operators with webhook:list, with the lag of each', async () => {
     await create({ url: 'https://hooks.example.test/listed' });
     await create({ url: 'https://hooks.example.test/theirs-listed' }, outsiderHeaders);

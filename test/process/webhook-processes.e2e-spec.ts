@@ -91,6 +91,18 @@ describe('outbound webhooks across processes', () => {
     return ids;
   }
 
+  it('warns at start, once per process, that private URLs are allowed', () => {
+    for (const service of services) {
+      const warnings = service.jsonLines().filter((line) => line.setting === 'WEBHOOK_ALLOW_PRIVATE_URLS');
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          level: 40,
+          msg: expect.stringMatching(/^WEBHOOK_ALLOW_PRIVATE_URLS=true: .* local development only\.$/),
+        }),
+      ]);
+    }
+  });
+
   it('delivers each entry once while two processes run', async () => {
     const ids = await createLeads(20, 'Once');
     await receiver.waitFor(() => ids.every((id) => receiver.received.some((r) => leadIdOf(r.body) === id)), 30_000);
