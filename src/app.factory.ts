@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import { leaveBulkheadWhenDone } from './common/tenancy/enterprise-bulkhead.js';
+import { acceptEmptyBodies } from './common/http/optional-body.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { ApiFastifyAdapter } from './common/http/api-fastify-adapter.js';
 import { afterSuccessfulWrites } from './common/http/after-writes.js';
@@ -109,6 +110,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   // JSON only: a text body where JSON is expected is a 415, not a string to validate.
   fastify.removeContentTypeParser(['text/plain']);
   keepRawWebhookBodies(fastify);
+  acceptEmptyBodies(fastify);
   echoRequestId(fastify);
   logRequests(fastify);
   addSecurityHeaders(fastify);

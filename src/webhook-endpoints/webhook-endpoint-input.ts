@@ -26,6 +26,11 @@ export const WebhookInputMessages = {
   enabled: 'The enabled field must be true or false.',
   cursorRequired: 'The cursor field is required.',
   cursorInvalid: 'The cursor is invalid.',
+  cursorOrBeginning: 'Give either a cursor or from_beginning, not both.',
+  fromBeginning: 'The from_beginning field must be true or false.',
+  cursorRetired:
+    'The cursor was written under an encryption key that has since been retired. Replay from a cursor ' +
+    'GET /changes/cursor gives now, or from the beginning ({"from_beginning": true}).',
   tooManyEndpoints: (most: number) =>
     `The enterprise already has ${most} webhook endpoints, the most it may have: delete one before adding another.`,
 } as const;

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { OptionalBody } from '../common/http/optional-body.js';
 import { DataEnvelope, type PageEnvelope } from '../common/http/envelopes.js';
 import { ErrorSchema } from '../openapi/error.schema.js';
 import { listUrl, pageEnvelope, parsePage } from '../common/http/pagination.js';
@@ -159,6 +160,7 @@ export class WebhookEndpointsController {
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
+  @OptionalBody()
   @Operation(
     'rotateWebhookEndpointSecret',
     'Rotate the signing secret',
@@ -199,24 +201,36 @@ export class WebhookEndpointsController {
   @HttpCode(202)
   @Operation(
     'replayWebhookEndpoint',
-    'Deliver again from a cursor',
+    'Deliver again from a cursor, or from the beginning',
     'The endpoint delivers again every change after `cursor` (a change feed cursor of this enterprise: a ' +
-      '`next_cursor` of `GET /changes` or the `cursor` of `GET /changes/cursor`), each record at its latest ' +
-      'state, with new webhook ids.',
+      '`next_cursor` of `GET /changes` or the `cursor` of `GET /changes/cursor`), or with `from_beginning: true` ' +
+      'every change the enterprise has, each record at its latest state, with new webhook ids.',
   )
   @ApiBody({
     schema: {
       title: 'WebhookReplayInput',
       type: 'object',
-      required: ['cursor'],
-      properties: { cursor: { type: 'string', description: 'A change feed cursor of this enterprise' } },
+      properties: {
+        cursor: { type: 'string', description: 'A change feed cursor of this enterprise' },
+        from_beginning: { type: 'boolean', description: 'true: from the first change, instead of a cursor' },
+      },
     },
-    examples: { fromCursor: { summary: 'From a stored cursor', value: { cursor: 'q0vB3kF1c2Vy...' } } },
+    examples: {
+      fromCursor: { summary: 'From a stored cursor', value: { cursor: 'q0vB3kF1c2Vy...' } },
+      fromBeginning: { summary: 'From the beginning', value: { from_beginning: true } },
+    },
   })
   @ApiRecord(WebhookEndpointSchema, 'Accepted: the endpoint delivers from the cursor.', 202)
   @ApiRecordId(MODEL)
   @ApiOtherEnterprise()
-  @ApiFormValidation('The cursor is missing, or was edited, made up or issued for another enterprise.')
+  @ApiFormValidation(
+    'Neither a cursor nor from_beginning, both, or a cursor that was edited, made up or issued for another enterprise.',
+  )
+  @ApiResponse({
+    status: 410,
+    type: ErrorSchema,
+    description: 'The cursor was written under an encryption key that has since been retired.',
+  })
   async replay(
     @Param('id', new RecordIdPipe(MODEL)) id: string,
     @CurrentEnterprise() enterpriseId: string,
@@ -228,6 +242,7 @@ export class WebhookEndpointsController {
   /** Last of the routes, so route-driven suites delete the endpoint after using it. */
   @Delete(':id')
   @HttpCode(204)
+  @OptionalBody()
   @Operation('deleteWebhookEndpoint', 'Delete a webhook endpoint', 'Nothing more is sent to it.')
   @ApiResponse({ status: 204, description: 'Deleted.' })
   @ApiRecordId(MODEL)

@@ -1,4 +1,4 @@
-import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { ForbiddenException, GoneException, Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ChangeCursorCodec, InvalidCursorError, UnknownCursorKeyError } from '../changes/change-cursor.js';
@@ -34,6 +34,8 @@ export const WEBHOOK_ENDPOINT_MODEL = 'WebhookEndpoint';
 export const ROTATION_OVERLAP = '24 hours';
 /** Attempts older than this are purged and never listed. */
 export const DELIVERIES_KEPT = '7 days';
+/** Before every change of the enterprise: a replay from here sends each record's latest state. */
+const BEGINNING: ChangePosition = { xid: 0n, seq: 0n };
 
 /** Managing an enterprise's webhook endpoints; delivering them is WebhookDeliveryWorker's. */
 /** A new endpoint as a create remembers it: the secret as stored, encrypted. */
@@ -196,12 +198,7 @@ export class WebhookEndpointsService {
    */
   async replay(enterpriseId: string, id: string, body: unknown): Promise<WebhookEndpointRecord> {
     const endpoint = await this.own(enterpriseId, id);
-    const { cursor } = bodyObject(body);
-    if (cursor === undefined || cursor === null || cursor === '') {
-      throw new FormValidationException({ cursor: [WebhookInputMessages.cursorRequired] });
-    }
-    const position = typeof cursor === 'string' ? this.position(cursor, enterpriseId, endpoint.types) : undefined;
-    if (!position) throw new FormValidationException({ cursor: [WebhookInputMessages.cursorInvalid] });
+    const position = await this.replayPosition(bodyObject(body), enterpriseId, endpoint.types);
     const rows = await selectRows<WebhookEndpointRow>(
       this.dataSource,
       `UPDATE webhook_endpoints
@@ -215,19 +212,58 @@ export class WebhookEndpointsService {
   }
 
   /**
+   * Where a replay starts: the beginning of the enterprise's changes (`from_beginning: true`), or
+   * a feed cursor's position. A cursor under a key the service has retired is 410, as in the feed;
+   * any other cursor that does not decode is 422.
+   */
+  private async replayPosition(
+    input: Record<string, unknown>,
+    enterpriseId: string,
+    types: readonly string[],
+  ): Promise<ChangePosition> {
+    const { cursor, from_beginning: fromBeginning } = input;
+    const noCursor = cursor === undefined || cursor === null || cursor === '';
+    if (fromBeginning !== undefined && fromBeginning !== null && typeof fromBeginning !== 'boolean') {
+      throw new FormValidationException({ from_beginning: [WebhookInputMessages.fromBeginning] });
+    }
+    if (fromBeginning === true) {
+      if (!noCursor) throw new FormValidationException({ cursor: [WebhookInputMessages.cursorOrBeginning] });
+      return BEGINNING;
+    }
+    if (noCursor) throw new FormValidationException({ cursor: [WebhookInputMessages.cursorRequired] });
+    if (typeof cursor !== 'string') throw new FormValidationException({ cursor: [WebhookInputMessages.cursorInvalid] });
+    const decoded = this.position(cursor, enterpriseId, types);
+    if (decoded instanceof UnknownCursorKeyError) {
+      const known = await selectRows(this.dataSource, `SELECT 1 FROM cursor_keys WHERE key_id = $1`, [decoded.keyId]);
+      if (known.length > 0) throw new GoneException({ message: WebhookInputMessages.cursorRetired });
+    }
+    if (decoded === undefined || decoded instanceof UnknownCursorKeyError) {
+      throw new FormValidationException({ cursor: [WebhookInputMessages.cursorInvalid] });
+    }
+    return decoded;
+  }
+
+  /**
    * The position of a feed cursor of this enterprise: one of the feed read with the endpoint's
    * types, or with every type (as `GET /changes/cursor` gives). Positions are shared by every
-   * type, so either is a place to deliver again from.
+   * type, so either is a place to deliver again from. A cursor under a key this process does not
+   * have answers that error, for the caller to tell a retired key from a made-up one.
    */
-  private position(cursor: string, enterpriseId: string, types: readonly string[]): ChangePosition | undefined {
+  private position(
+    cursor: string,
+    enterpriseId: string,
+    types: readonly string[],
+  ): ChangePosition | UnknownCursorKeyError | undefined {
+    let unknownKey: UnknownCursorKeyError | undefined;
     for (const candidate of [typesOf(types), [...CHANGE_TYPES]]) {
       try {
         return this.cursors.decode(cursor, enterpriseId, candidate);
       } catch (error) {
-        if (!(error instanceof InvalidCursorError || error instanceof UnknownCursorKeyError)) throw error;
+        if (error instanceof UnknownCursorKeyError) unknownKey = error;
+        else if (!(error instanceof InvalidCursorError)) throw error;
       }
     }
-    return undefined;
+    return unknownKey;
   }
 
   /** The endpoint's attempts of the last 7 days, newest first, a page at a time. */

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { metricsOf } from '../../src/app.factory.js';
+import { ChangeCursorCodec, cursorKeyId } from '../../src/changes/change-cursor.js';
+import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { WebhookClock } from '../../src/webhook-endpoints/webhook-clock.js';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
 import { importFixture } from '../helpers/fixtures.js';
@@ -16,6 +18,7 @@ interface Event {
 
 const DAY_MS = 24 * 3600 * 1000;
 const parse = (request: ReceivedWebhook): Event => JSON.parse(request.body) as Event;
+const tenantOf = (headers: Record<string, string>): string => headers['X-Enterprise-Id'] ?? '';
 
 /**
  * Deliveries to real receivers on loopback (private addresses allowed, as in local development):
@@ -313,6 +316,67 @@ describe('outbound webhook deliveries', () => {
         cursor: [bad.cursor === undefined ? 'The cursor field is required.' : 'The cursor is invalid.'],
       });
     }
+  });
+
+  it('replays from the beginning, and answers a cursor of a retired key 410 as the feed does', async () => {
+    const { headers, receiver, endpoint, createLead } = await setup();
+    const a = await createLead('Before the replay A');
+    const b = await createLead('Before the replay B');
+    await receiver.waitFor(() => receiver.received.length >= 2);
+    const replay = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: `/api/v2/webhook-endpoints/${endpoint.id}/replay`, headers, payload });
+    const fromStart = await replay({ from_beginning: true });
+    expect(fromStart.statusCode).toBe(202);
+    const count = (id: string) => receiver.events<Event>().filter((event) => event.data.id === id).length;
+    await receiver.waitFor(() => count(a) === 2 && count(b) === 2, 15_000, 'both leads sent again');
+    // Records changed before the endpoint existed went out too (the fixture's user), all with new ids.
+    await receiver.waitFor(() => receiver.events<Event>().some((event) => event.data.type === 'user'), 15_000);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(receiver.received.length);
+
+    for (const [payload, errors] of [
+      [
+        { from_beginning: true, cursor: 'q0vB3kF1c2Vy' },
+        { cursor: ['Give either a cursor or from_beginning, not both.'] },
+      ],
+      [{ from_beginning: 'yes' }, { from_beginning: ['The from_beginning field must be true or false.'] }],
+      [{ from_beginning: false }, { cursor: ['The cursor field is required.'] }],
+    ] as const) {
+      const refused = await replay(payload);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json<{ errors: object }>().errors).toEqual(errors);
+    }
+
+    const retired = Buffer.alloc(32, 98);
+    await t.dataSource.query(`INSERT INTO cursor_keys (key_id) VALUES ($1) ON CONFLICT DO NOTHING`, [
+      cursorKeyId(retired),
+    ]);
+    const cursor = new ChangeCursorCodec([retired]).encode({ xid: 1n, seq: 1n }, tenantOf(headers), [...CHANGE_TYPES]);
+    const gone = await replay({ cursor });
+    expect(gone.statusCode).toBe(410);
+    expect(gone.json()).toEqual({
+      message:
+        'The cursor was written under an encryption key that has since been retired. Replay from a cursor ' +
+        'GET /changes/cursor gives now, or from the beginning ({"from_beginning": true}).',
+    });
+  });
+
+  it('rotates a secret on a POST with a JSON content type and no body', async () => {
+    const { headers, endpoint } = await setup();
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: `/api/v2/webhook-endpoints/${endpoint.id}/rotate-secret`,
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': '0' },
+    });
+    expect(rotated.statusCode).toBe(200);
+    expect(rotated.json<{ data: { secret: string } }>().data.secret).toMatch(/^whsec_/);
+    // A body that is there but is not JSON is still refused.
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: `/api/v2/webhook-endpoints/${endpoint.id}/rotate-secret`,
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{',
+    });
+    expect(broken.statusCode).toBe(400);
   });
 
   it('signs with both the new and the old secret for a day after a rotation', async () => {
