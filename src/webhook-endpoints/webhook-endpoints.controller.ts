@@ -170,11 +170,14 @@ export class WebhookEndpointsController {
   @ApiRecord(WebhookEndpointWithSecretSchema, 'The endpoint, with its new signing secret.')
   @ApiRecordId(MODEL)
   @ApiOtherEnterprise()
+  @ApiIdempotentWrite()
   async rotateSecret(
     @Param('id', new RecordIdPipe(MODEL)) id: string,
     @CurrentEnterprise() enterpriseId: string,
+    @CurrentWrite() write: WriteRequest,
   ): Promise<DataEnvelope<WebhookEndpointWithSecret>> {
-    return new DataEnvelope(await this.endpoints.rotateSecret(enterpriseId, id));
+    const rotated = await this.writes.run(write, (db) => this.endpoints.rotateSecret(enterpriseId, id, db));
+    return new DataEnvelope(this.endpoints.reveal(rotated));
   }
 
   @Get(':id/deliveries')
@@ -231,12 +234,14 @@ export class WebhookEndpointsController {
     type: ErrorSchema,
     description: 'The cursor was written under an encryption key that has since been retired.',
   })
+  @ApiIdempotentWrite()
   async replay(
     @Param('id', new RecordIdPipe(MODEL)) id: string,
     @CurrentEnterprise() enterpriseId: string,
     @Body() body: unknown,
+    @CurrentWrite() write: WriteRequest,
   ): Promise<DataEnvelope<WebhookEndpointRecord>> {
-    return new DataEnvelope(await this.endpoints.replay(enterpriseId, id, body));
+    return new DataEnvelope(await this.writes.run(write, (db) => this.endpoints.replay(enterpriseId, id, body, db)));
   }
 
   /** Last of the routes, so route-driven suites delete the endpoint after using it. */

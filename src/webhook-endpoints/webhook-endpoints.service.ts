@@ -127,7 +127,7 @@ export class WebhookEndpointsService {
     return { record: presentWebhookEndpoint(row), secretEncrypted };
   }
 
-  /** The create's answer: the endpoint and its secret, decrypted. */
+  /** The answer of a create or a rotation: the endpoint and its secret, decrypted. */
   reveal(created: CreatedEndpoint): WebhookEndpointWithSecret {
     return { ...created.record, secret: this.cipher.decrypt(created.secretEncrypted) };
   }
@@ -175,32 +175,41 @@ export class WebhookEndpointsService {
     ]);
   }
 
-  /** A new secret; the old one keeps signing alongside it for the overlap. */
-  async rotateSecret(enterpriseId: string, id: string): Promise<WebhookEndpointWithSecret> {
-    await this.own(enterpriseId, id);
-    const secret = newWebhookSecret();
+  /**
+   * A new secret; the old one keeps signing alongside it for the overlap. Written on `db` (the
+   * transaction of an `Idempotency-Key`, when there is one); what it returns holds the new secret
+   * encrypted, as `insert` does: `reveal` gives the answer.
+   */
+  async rotateSecret(enterpriseId: string, id: string, db: SqlExecutor = this.dataSource): Promise<CreatedEndpoint> {
+    await this.own(enterpriseId, id, db);
+    const secretEncrypted = this.cipher.encrypt(newWebhookSecret());
     const rows = await selectRows<WebhookEndpointRow>(
-      this.dataSource,
+      db,
       `UPDATE webhook_endpoints
           SET previous_secret_encrypted = secret_encrypted,
               previous_secret_expires_at = now() + interval '${ROTATION_OVERLAP}',
               secret_encrypted = $3, updated_at = now()
         WHERE id = $1 AND enterprise_id = $2
       RETURNING ${ENDPOINT_COLUMNS}`,
-      [id, enterpriseId, this.cipher.encrypt(secret)],
+      [id, enterpriseId, secretEncrypted],
     );
-    return { ...presentWebhookEndpoint(this.only(rows, id)), secret };
+    return { record: presentWebhookEndpoint(this.only(rows, id)), secretEncrypted };
   }
 
   /**
    * Delivers again from a feed cursor of this enterprise: the stream moves there, its failures are
    * forgotten, and the entries sent again carry new webhook ids (a replay is a new delivery).
    */
-  async replay(enterpriseId: string, id: string, body: unknown): Promise<WebhookEndpointRecord> {
-    const endpoint = await this.own(enterpriseId, id);
-    const position = await this.replayPosition(bodyObject(body), enterpriseId, endpoint.types);
+  async replay(
+    enterpriseId: string,
+    id: string,
+    body: unknown,
+    db: SqlExecutor = this.dataSource,
+  ): Promise<WebhookEndpointRecord> {
+    const endpoint = await this.own(enterpriseId, id, db);
+    const position = await this.replayPosition(bodyObject(body), enterpriseId, endpoint.types, db);
     const rows = await selectRows<WebhookEndpointRow>(
-      this.dataSource,
+      db,
       `UPDATE webhook_endpoints
           SET cursor_xid = $3::bigint, cursor_seq = $4::bigint, generation = generation + 1,
               failures = 0, failing_since = NULL, next_attempt_at = NULL, updated_at = now()
@@ -220,6 +229,7 @@ export class WebhookEndpointsService {
     input: Record<string, unknown>,
     enterpriseId: string,
     types: readonly string[],
+    db: SqlExecutor,
   ): Promise<ChangePosition> {
     const { cursor, from_beginning: fromBeginning } = input;
     const noCursor = cursor === undefined || cursor === null || cursor === '';
@@ -234,7 +244,7 @@ export class WebhookEndpointsService {
     if (typeof cursor !== 'string') throw new FormValidationException({ cursor: [WebhookInputMessages.cursorInvalid] });
     const decoded = this.position(cursor, enterpriseId, types);
     if (decoded instanceof UnknownCursorKeyError) {
-      const known = await selectRows(this.dataSource, `SELECT 1 FROM cursor_keys WHERE key_id = $1`, [decoded.keyId]);
+      const known = await selectRows(db, `SELECT 1 FROM cursor_keys WHERE key_id = $1`, [decoded.keyId]);
       if (known.length > 0) throw new GoneException({ message: WebhookInputMessages.cursorRetired });
     }
     if (decoded === undefined || decoded instanceof UnknownCursorKeyError) {
@@ -286,9 +296,13 @@ export class WebhookEndpointsService {
   }
 
   /** The endpoint if it is the enterprise's: 404 when there is none, 403 when it is another's. */
-  private async own(enterpriseId: string, id: string): Promise<WebhookEndpointRow & { enterprise_id: string }> {
+  private async own(
+    enterpriseId: string,
+    id: string,
+    db: SqlExecutor = this.dataSource,
+  ): Promise<WebhookEndpointRow & { enterprise_id: string }> {
     const [row] = await selectRows<WebhookEndpointRow & { enterprise_id: string }>(
-      this.dataSource,
+      db,
       `SELECT enterprise_id, ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1`,
       [id],
     );

@@ -493,4 +493,67 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       expect(stored[0]?.body).not.toContain(secret.replace(/^whsec_/, ''));
     });
   });
+
+  describe('Idempotency-Key on rotate-secret and replay', () => {
+    async function endpoint(): Promise<{ id: string; secret: string }> {
+      const made = await create({ url: `https://hooks.example.test/${randomUUID()}` });
+      expect(made.statusCode).toBe(201);
+      return made.json<{ data: { id: string; secret: string } }>().data;
+    }
+    const post = (id: string, action: string, key: string, payload?: object) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v2/webhook-endpoints/${id}/${action}`,
+        headers: { ...headers, 'idempotency-key': key },
+        ...(payload ? { payload } : {}),
+      });
+    const stored = async (id: string) =>
+      (
+        await t.dataSource.query<{ generation: number; previous: string | null; current: string }[]>(
+          `SELECT generation, previous_secret_encrypted AS previous, secret_encrypted AS current
+             FROM webhook_endpoints WHERE id = $1`,
+          [id],
+        )
+      )[0];
+
+    it('rotates once for a repeated or concurrent request, answering the same new secret, kept encrypted', async () => {
+      const { id } = await endpoint();
+      const key = randomUUID();
+      const answers = await Promise.all(Array.from({ length: 5 }, () => post(id, 'rotate-secret', key)));
+      expect(answers.map((res) => res.statusCode)).toEqual(Array(5).fill(200));
+      const secrets = new Set(answers.map((res) => res.json<{ data: { secret: string } }>().data.secret));
+      expect(secrets.size).toBe(1);
+      const again = await post(id, 'rotate-secret', key);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.json()).toEqual(answers[0]?.json());
+      // One rotation: the secret the endpoint was made with is still the previous one.
+      const row = await stored(id);
+      const [secret] = [...secrets];
+      expect(t.cipher.decrypt(row?.current ?? '')).toBe(secret);
+      const remembered = await t.dataSource.query<{ body: string }[]>(
+        `SELECT response_body::text AS body FROM idempotency_keys WHERE key = $1`,
+        [key],
+      );
+      expect(remembered[0]?.body).not.toContain(secret);
+      const rotations = await t.dataSource.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM webhook_endpoints WHERE id = $1 AND previous_secret_encrypted IS NOT NULL`,
+        [id],
+      );
+      expect(rotations[0]?.n).toBe(1);
+    });
+
+    it('replays once for a repeated request with the same key', async () => {
+      const { id } = await endpoint();
+      const before = (await stored(id))?.generation ?? 0;
+      const key = randomUUID();
+      const first = await post(id, 'replay', key, { from_beginning: true });
+      const again = await post(id, 'replay', key, { from_beginning: true });
+      expect([first.statusCode, again.statusCode]).toEqual([202, 202]);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect((await stored(id))?.generation).toBe(before + 1);
+      const other = await post(id, 'replay', key, { cursor: 'q0vB3kF1c2Vy' });
+      expect(other.statusCode).toBe(422);
+      expect((await stored(id))?.generation).toBe(before + 1);
+    });
+  });
 });
