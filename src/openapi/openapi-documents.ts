@@ -1,4 +1,5 @@
 import type { INestApplication, Type } from '@nestjs/common';
+import { outboundWebhooks } from './outbound-webhooks.js';
 import { preciseSchemas } from './precise-schemas.js';
 import { DiscoveryService, ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -258,6 +259,8 @@ export function buildOpenApiDocuments(
         responses: responseComponents(version),
       },
     };
+    // Outbound webhooks are v2's (their events carry v2 records).
+    if (version === 'v2') document.webhooks = outboundWebhooks();
     closeResponseObjects(document, liftRequestSchemas(document));
     if (version === 'v1') caseV1Schemas(document);
     toOpenApi31(document);
@@ -641,6 +644,7 @@ function pruneComponents(document: OpenApiDocument): void {
     for (const value of Object.values(node)) visit(value);
   };
   visit(document.paths);
+  visit(document.webhooks);
   for (const kind of ['schemas', 'headers', 'responses']) {
     const group = objectAt(components, kind);
     for (const name of Object.keys(group)) {

@@ -8,6 +8,14 @@ export interface WebhookEndpointRecord {
   description: string | null;
   enabled: boolean;
   disabled_reason: string | null;
+  /** Failed attempts in a row (0 while deliveries succeed). */
+  failures: number;
+  failing_since: string | null;
+  /** When the next attempt is due after a failure (null: as soon as there is something to send). */
+  next_attempt_at: string | null;
+  /** While failing: the last failed attempt's reason and HTTP status (null when none was answered). */
+  last_error: string | null;
+  last_status_code: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -23,12 +31,27 @@ export interface WebhookEndpointRow {
   description: string | null;
   enabled: boolean;
   disabled_reason: string | null;
+  failures: number;
+  failing_since: Date | null;
+  next_attempt_at: Date | null;
+  last_error: string | null;
+  last_status_code: number | null;
   created_at: Date;
   updated_at: Date;
 }
 
-/** The columns a WebhookEndpointRow is read from. */
-export const ENDPOINT_COLUMNS = 'id, url, types, description, enabled, disabled_reason, created_at, updated_at';
+/** The last attempt of the endpoint (`webhook_endpoints` unaliased), while it is failing. */
+const lastFailed = (column: string) =>
+  `CASE WHEN webhook_endpoints.failures > 0 THEN (SELECT d.${column} FROM webhook_deliveries d
+     WHERE d.endpoint_id = webhook_endpoints.id ORDER BY d.created_at DESC LIMIT 1) END`;
+
+/**
+ * The columns a WebhookEndpointRow is read from (from `webhook_endpoints`, unaliased, also in a
+ * RETURNING): the last failure comes from the newest attempt, through its index.
+ */
+export const ENDPOINT_COLUMNS =
+  'id, url, types, description, enabled, disabled_reason, failures, failing_since, next_attempt_at, ' +
+  `${lastFailed('error')} AS last_error, ${lastFailed('status_code')} AS last_status_code, created_at, updated_at`;
 
 export function presentWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpointRecord {
   return {
@@ -38,6 +61,11 @@ export function presentWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint
     description: row.description,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
+    failures: row.failures,
+    failing_since: row.failing_since === null ? null : isoTimestamp(row.failing_since),
+    next_attempt_at: row.next_attempt_at === null ? null : isoTimestamp(row.next_attempt_at),
+    last_error: row.last_error,
+    last_status_code: row.last_status_code,
     created_at: isoTimestamp(row.created_at),
     updated_at: isoTimestamp(row.updated_at),
   };

@@ -28,6 +28,27 @@ export class WebhookEndpointSchema implements WebhookEndpointRecord {
   enabled!: boolean;
   @TextField({ nullable: true, description: 'Why the service disabled it (null when enabled or disabled by a PATCH)' })
   disabled_reason!: string | null;
+  @IntegerField({ minimum: 0, description: 'Failed attempts in a row; 0 while deliveries succeed' })
+  failures!: number;
+  @TimestampField({ nullable: true, description: 'Since when every attempt has failed; null when not failing' })
+  failing_since!: string | null;
+  @TimestampField({
+    nullable: true,
+    description: 'When the next attempt is due after a failure; null: as soon as there is a change to send',
+  })
+  next_attempt_at!: string | null;
+  @TextField({
+    nullable: true,
+    description: 'While failing: why the last attempt failed (as the deliveries list says); null otherwise',
+    example: 'HTTP 500',
+  })
+  last_error!: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'While failing: the HTTP status the last attempt was answered with; null when none was',
+  })
+  last_status_code!: number | null;
   @TimestampField() created_at!: string;
   @TimestampField() updated_at!: string;
 }

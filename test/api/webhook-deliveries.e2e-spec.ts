@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { metricsOf } from '../../src/app.factory.js';
 import { ChangeCursorCodec, cursorKeyId } from '../../src/changes/change-cursor.js';
@@ -17,6 +19,8 @@ interface Event {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+// ajv-formats is CommonJS: under Node's ESM rules its default import is module.exports.
+const addFormats = ajvFormats.default;
 const parse = (request: ReceivedWebhook): Event => JSON.parse(request.body) as Event;
 const tenantOf = (headers: Record<string, string>): string => headers['X-Enterprise-Id'] ?? '';
 
@@ -84,7 +88,15 @@ describe('outbound webhook deliveries', () => {
     };
     const endpointNow = async () =>
       (await t.app.inject({ method: 'GET', url: `/api/v2/webhook-endpoints/${endpoint.id}`, headers })).json<{
-        data: { enabled: boolean; disabled_reason: string | null };
+        data: {
+          enabled: boolean;
+          disabled_reason: string | null;
+          failures: number;
+          failing_since: string | null;
+          next_attempt_at: string | null;
+          last_error: string | null;
+          last_status_code: number | null;
+        };
       }>().data;
     return {
       tenant,
@@ -119,6 +131,14 @@ describe('outbound webhook deliveries', () => {
     const feed = await t.app.inject({ method: 'GET', url: '/api/v2/changes?types=lead', headers });
     const entry = feed.json<{ data: Event['data'][] }>().data.find((e) => e.id === id);
     expect(verified).toEqual({ type: 'lead.upserted', timestamp: entry?.changed_at, data: entry });
+    // The event is what the v2 document's `webhooks` describes.
+    const document = (await t.app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json<object>();
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(document, 'v2');
+    const eventSchema = ajv.getSchema('v2#/webhooks/changeEvent/post/requestBody/content/application~1json/schema');
+    expect(eventSchema?.(JSON.parse(request.body))).toBe(true);
+    expect(eventSchema?.({ ...JSON.parse(request.body), type: 'lead.renamed' })).toBe(false);
     expect(() =>
       new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
         request.body,
@@ -162,11 +182,15 @@ describe('outbound webhook deliveries', () => {
     expect(receiver.events<Event>().map((e) => [e.type, e.data.id])).toEqual([['person.upserted', personId]]);
   });
 
-  it('retries a 500 with the same webhook-id, and lists both attempts newest first', async () => {
-    const { receiver, createLead, deliveries, attemptsLogged } = await setup();
+  it('retries a 500 with the same webhook-id, and lists both attempts newest first; the endpoint shows why it fails until then', async () => {
+    const { receiver, createLead, deliveries, attemptsLogged, endpointNow } = await setup();
     receiver.answer = (_, index) => (index === 0 ? { status: 500, body: 'try later' } : { status: 200 });
     await createLead('Retried');
     await attemptsLogged(1);
+    const failing = await endpointNow();
+    expect(failing).toMatchObject({ failures: 1, last_error: 'HTTP 500', last_status_code: 500 });
+    expect(Date.parse(failing.failing_since ?? '')).not.toBeNaN();
+    expect(Date.parse(failing.next_attempt_at ?? '')).toBeGreaterThan(Date.parse(failing.failing_since ?? ''));
     clock.advance(10_000);
     await receiver.waitFor(() => receiver.received.length >= 2);
     await settle(100);
@@ -179,6 +203,13 @@ describe('outbound webhook deliveries', () => {
       [1, 500, 'HTTP 500', first?.headers['webhook-id']],
     ]);
     expect(attempts[1]?.response_body).toBe('try later');
+    expect(await endpointNow()).toMatchObject({
+      failures: 0,
+      failing_since: null,
+      next_attempt_at: null,
+      last_error: null,
+      last_status_code: null,
+    });
     expect(Object.keys(attempts[0] ?? {})).toEqual([
       'id',
       'webhook_id',

@@ -57,6 +57,11 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       'description',
       'enabled',
       'disabled_reason',
+      'failures',
+      'failing_since',
+      'next_attempt_at',
+      'last_error',
+      'last_status_code',
       'created_at',
       'updated_at',
       'secret',
@@ -67,6 +72,11 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       description: 'CRM',
       enabled: true,
       disabled_reason: null,
+      failures: 0,
+      failing_since: null,
+      next_attempt_at: null,
+      last_error: null,
+      last_status_code: null,
     });
     expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(String(data.secret).slice(6), 'base64')).toHaveLength(32);
