@@ -32,6 +32,10 @@ export function outboundWebhooks(): JsonObject {
           'signature over the raw body with the endpoint’s `whsec_` secret (any Standard Webhooks library) ' +
           'before parsing it; keep the `webhook-id`s handled for a few days and drop repeats.',
         tags: ['Webhook endpoints'],
+        // The receiver authenticates the request by its signature, not by a scheme of this API.
+        security: [],
+        // What the receiver answers is its own: any status other than a 2xx is a failure.
+        'x-no-client-errors': true,
         parameters: [
           header('webhook-id', 'The same on every retry of this event', 'msg_p5jXN8AQM9LWM0D4loKWxJek'),
           header('webhook-timestamp', 'Unix seconds of this attempt', '1769850900'),
@@ -67,7 +71,7 @@ export function outboundWebhooks(): JsonObject {
           },
         },
         responses: {
-          '2XX': { description: 'Acknowledged: any 2xx within 10 seconds.' },
+          '200': { description: 'Acknowledged: any 2xx within 10 seconds (200, 202, 204, ...).' },
           default: {
             description:
               'Anything else (an error status, a redirect, no answer within 10 seconds) is a failed attempt, ' +
