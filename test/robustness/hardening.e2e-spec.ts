@@ -29,6 +29,8 @@ describe('hardening: headers, CORS, limits, timeouts', () => {
     ['a 401', '/api/v1/leads', false, 401],
     ['a 404 route', '/api/v2/nothing', false, 404],
     ['the health check', '/health', false, 200],
+    ['the liveness probe', '/health/live', false, 200],
+    ['the readiness probe', '/health/ready', false, 200],
   ])('%s carries the security headers and no framework banner, over a real socket', async (_n, path, auth, status) => {
     const res = await fetch(`${base}${path}`, {
       headers: auth ? apiHeaders('v2', token, tenant.enterpriseId) : {},
@@ -150,6 +152,9 @@ describe('security headers of pages outside the JSON API', () => {
     const page = await fastify.inject({ method: 'GET', url: '/docs' });
     expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
     expect(page.headers['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);
+    // Nothing of the service is meant to be framed, its pages included.
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
     const api = await fastify.inject({ method: 'GET', url: '/api/v2/things' });
     expect(api.headers['content-security-policy']).toBe(JSON_CSP);
     await fastify.close();

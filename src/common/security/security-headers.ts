@@ -17,10 +17,14 @@ export const API_SECURITY: HelmetOptions = {
  * Routes outside the JSON API (an HTML page such as the API docs) get helmet's default policy
  * instead, which lets a page load its own scripts, styles and images. Without
  * `upgrade-insecure-requests`: the service may be reached over plain HTTP on a developer machine.
+ * No page of the service is meant to be framed either: `X-Frame-Options: DENY` everywhere.
  */
 export const PAGE_SECURITY: HelmetOptions = {
-  contentSecurityPolicy: { useDefaults: true, directives: { upgradeInsecureRequests: null } },
-  frameguard: { action: 'sameorigin' },
+  contentSecurityPolicy: {
+    useDefaults: true,
+    directives: { upgradeInsecureRequests: null, frameAncestors: ["'none'"] },
+  },
+  frameguard: { action: 'deny' },
 };
 
 /**
@@ -54,7 +58,7 @@ export const API_SECURITY_HEADERS = helmetHeaders(API_SECURITY);
 const PAGE_SECURITY_HEADERS = helmetHeaders(PAGE_SECURITY);
 
 function servesJsonOnly(url: string): boolean {
-  return url.startsWith('/api/') || url === '/health';
+  return url.startsWith('/api/') || url === '/health' || url.startsWith('/health/');
 }
 
 /**
