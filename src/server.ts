@@ -31,10 +31,16 @@ async function migrateOnce(config: AppConfig): Promise<void> {
   if (config.webConcurrency <= 1 || !config.migrationsRun || !config.databaseUrl) return;
   const dataSource = await openDataSource({ url: config.databaseUrl, poolMax: 1 });
   try {
-    await runMigrations(dataSource);
+    logApplied(await runMigrations(dataSource));
   } finally {
     await dataSource.destroy();
   }
+}
+
+/** One line naming the migrations a start applied (none: no line, as on every other start). */
+function logApplied(applied: readonly string[]): void {
+  if (applied.length === 0) return;
+  processLog.info({ migrations: applied }, `Applied ${applied.length} migration(s) at start: ${applied.join(', ')}.`);
 }
 
 /**
@@ -60,7 +66,7 @@ async function checkKeyBeforeStart(config: AppConfig, database: DatabaseTarget):
   const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolMax: 1 }, false, 'service'));
   await dataSource.initialize();
   try {
-    if (config.migrationsRun) await runMigrations(dataSource);
+    if (config.migrationsRun) logApplied(await runMigrations(dataSource));
     else await warnOfPendingMigrations(dataSource);
     await verifyKeyCheck(dataSource, new FieldCipher(config.encryptionKeys));
   } finally {

@@ -91,6 +91,15 @@ describe('embedded database shared safely (real processes)', () => {
     template = join(mkdtempSync(join(tmpdir(), 'finance-intake-template-')), '.data');
     const first = await serve({ DATA_DIR: template });
     expect(await first.stop()).toBe(0);
+    // The first start applied the schema, and said so in one JSON line naming the migrations.
+    const applied = first
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('migration(s) at start'))
+      .map((line) => JSON.parse(line) as { msg: string; migrations: string[] });
+    expect(applied).toHaveLength(1);
+    expect(applied[0]?.migrations[0]).toMatch(/^InitialSchema\d+$/);
+    expect(applied[0]?.msg).toMatch(/^Applied \d+ migration\(s\) at start: InitialSchema/);
     expect(existsSync(join(template, LOCK_FILE))).toBe(false);
     // Its files are its owner's only, from the first start on.
     expect(readdirSync(join(template, 'pgdata')).length).toBeGreaterThan(10);
