@@ -34,17 +34,14 @@ const paths = TENANT_RESOURCES.map((r) => r.path);
 const readOnly = TENANT_RESOURCES.filter((r) => !writableAtAll(r)).map((r) => r.path);
 const paged = TENANT_RESOURCES.filter((r) => r.rows.paged).map((r) => r.path);
 const inFeed = TENANT_RESOURCES.filter((r) => r.changeType).map((r) => r.path);
-const escape = (s: string) => s.replace(/[{}/]/g, '\\$&');
+/** Every character a regular expression gives a meaning (an unescaped `|` matched any text). */
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const tableRow = (p: string): RegExp => new RegExp(escape(`| \`/${p}\`, \`/${p}/{id}\` |`));
 
 describe('the lists kept by hand in the documents name every resource', () => {
   it('the API guide', () => {
     expect([
-      ...missing(
-        'docs/api-guide.md',
-        '| Path (under `/api/v2`)',
-        paths,
-        (p) => new RegExp(escape(`| \`/${p}\`, \`/${p}/{id}\` |`)),
-      ),
+      ...missing('docs/api-guide.md', '| Path (under `/api/v2`)', paths, tableRow),
       ...missing('docs/api-guide.md', 'are read-only. The writes', ['enterprises', ...readOnly]),
       ...missing('docs/api-guide.md', 'are paged, 100 records a page', paged),
       ...missing('docs/api-guide.md', 'lists the records of the enterprise that changed', inFeed),
@@ -52,6 +49,12 @@ describe('the lists kept by hand in the documents name every resource', () => {
       ...missing('docs/api-guide.md', 'comma-separated list of:', CHANGE_TYPES),
       ...missing('docs/api-guide.md', 'Every list and retrieve of', inFeed),
     ]).toEqual([]);
+  });
+
+  it('can fail: a resource missing from the API guide\'s table is named', () => {
+    expect(missing('docs/api-guide.md', '| Path (under `/api/v2`)', ['no-such-resources'], tableRow)).toEqual([
+      'docs/api-guide.md, "| Path (under `/api/v2`)...": add no-such-resources',
+    ]);
   });
 
   it('the README and the import format', () => {
