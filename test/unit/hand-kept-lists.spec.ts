@@ -51,7 +51,7 @@ describe('the lists kept by hand in the documents name every resource', () => {
     ]).toEqual([]);
   });
 
-  it('can fail: a resource missing from the API guide\'s table is named', () => {
+  it("can fail: a resource missing from the API guide's table is named", () => {
     expect(missing('docs/api-guide.md', '| Path (under `/api/v2`)', ['no-such-resources'], tableRow)).toEqual([
       'docs/api-guide.md, "| Path (under `/api/v2`)...": add no-such-resources',
     ]);
