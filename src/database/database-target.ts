@@ -22,9 +22,10 @@ export async function resolveDatabase(config: AppConfig, holder: LockHolder): Pr
   if (config.databaseUrl) {
     return { url: config.databaseUrl, poolMax: config.databasePoolMax, embedded: false, release: async () => {} };
   }
-  warnOfTightenedModes(config.dataDir, makeDataDirPrivate(config.dataDir));
   const lock = acquireDataDirLock(config.dataDir, holder);
   try {
+    // Under the lock: another process holding DATA_DIR is refused before anything is touched.
+    warnOfTightenedModes(config.dataDir, makeDataDirPrivate(config.dataDir));
     // Loaded only when needed: PGlite's module alone adds tens of MiB to a service on PostgreSQL.
     const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
     const server = await startEmbeddedPostgres(join(config.dataDir, 'pgdata'));

@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 
 /** What is kept from a mode: the owner's bits only. */
@@ -19,19 +19,29 @@ export function createFilesPrivate(): void {
  */
 export function makeDataDirPrivate(dataDir: string): number {
   mkdirSync(dataDir, { recursive: true, mode: OWNER_ONLY });
-  return tighten(dataDir);
+  // DATA_DIR itself may be a link to the volume (followed); links below it are left alone.
+  return tighten(dataDir, statSync(dataDir));
 }
 
-function tighten(path: string): number {
-  const stat = lstatSync(path, { throwIfNoEntry: false });
+/**
+ * What the process may not change is left as it is: an entry of another owner (a volume's
+ * `lost+found`), one it cannot read, one gone meanwhile.
+ */
+const LEFT_ALONE = new Set(['EACCES', 'EPERM', 'ENOENT']);
+
+function tighten(path: string, stat: Stats | undefined = lstatSync(path, { throwIfNoEntry: false })): number {
   if (!stat || stat.isSymbolicLink()) return 0;
   let tightened = 0;
-  if ((stat.mode & 0o077) !== 0) {
-    chmodSync(path, stat.mode & OWNER_ONLY);
-    tightened += 1;
-  }
-  if (stat.isDirectory()) {
-    for (const name of readdirSync(path)) tightened += tighten(join(path, name));
+  try {
+    if ((stat.mode & 0o077) !== 0) {
+      chmodSync(path, stat.mode & OWNER_ONLY);
+      tightened += 1;
+    }
+    if (stat.isDirectory()) {
+      for (const name of readdirSync(path)) tightened += tighten(join(path, name));
+    }
+  } catch (error) {
+    if (!LEFT_ALONE.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
   }
   return tightened;
 }

@@ -25,10 +25,10 @@ export async function restoreDataDir(
   backup: Buffer,
   checkKey: (dataSource: DataSource) => Promise<void>,
 ): Promise<RestoredCounts> {
-  // A folder made for the restore (the guide's `mkdir`) is tightened without a word: it is new.
-  makeDataDirPrivate(config.dataDir);
   const lock = acquireDataDirLock(config.dataDir, { role: 'cli', command: 'restore' });
   try {
+    // A folder made for the restore (the guide's `mkdir`) is tightened without a word: it is new.
+    makeDataDirPrivate(config.dataDir);
     const pgdata = join(config.dataDir, 'pgdata');
     if (existsSync(pgdata) && readdirSync(pgdata).length > 0) {
       throw new ConfigError(

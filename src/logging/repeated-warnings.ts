@@ -7,6 +7,9 @@ export interface WarningLogger {
 /** How often a warning that keeps happening is written again, with the count of the meantime. */
 export const REPEAT_INTERVAL_MS = 60_000;
 
+/** Kinds kept before the ones past their interval are dropped. */
+const MAX_KINDS = 100;
+
 interface Seen {
   since: number;
   suppressed: number;
@@ -42,6 +45,10 @@ export class RepeatedWarnings {
     if (seen && at - seen.since < this.intervalMs) {
       seen.suppressed += 1;
       return;
+    }
+    // Kinds seen longer ago than the interval are forgotten (messages may hold ids: no growth).
+    if (!seen && this.seen.size >= MAX_KINDS) {
+      for (const [key, old] of this.seen) if (at - old.since >= this.intervalMs) this.seen.delete(key);
     }
     const repeated =
       seen && seen.suppressed > 0 ? { repeated: seen.suppressed, repeated_within_ms: at - seen.since } : {};

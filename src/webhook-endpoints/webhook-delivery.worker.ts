@@ -293,18 +293,17 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
    * waiting for a retry, and have entries after their position. Fair between enterprises: no
    * enterprise holds more than WEBHOOK_ENTERPRISE_CONCURRENCY leases at once (counted over every
    * process, from the leases in the table), and the free slots go round the enterprises with work
-   * waiting (each one's first endpoint, then each one's second...), so a tenant whose receivers
-   * answer slowly never takes the slots another tenant's deliveries need. The UPDATE's own lease
-   * condition makes a row taken meanwhile by another process drop out.
+   * waiting (each one's first endpoint, then each one's second..., ties drawn at random so no
+   * enterprise is always first), so a tenant whose receivers answer slowly never takes the slots
+   * another tenant's deliveries need. SKIP LOCKED keeps processes claiming at once from waiting
+   * on each other; the UPDATE's own lease condition makes a row taken meanwhile drop out.
    */
   private async claim(limit: number): Promise<LeasedEndpoint[]> {
     const busy = [...this.active.keys()];
     return selectRows<LeasedEndpoint>(
       this.dataSource,
-      `WITH due AS (
-            SELECT w.id, w.enterprise_id, w.next_attempt_at,
-                   row_number() OVER (PARTITION BY w.enterprise_id ORDER BY w.next_attempt_at NULLS FIRST, w.id) AS turn
-              FROM webhook_endpoints w
+      `WITH candidates AS (
+            SELECT w.id, w.enterprise_id, w.next_attempt_at FROM webhook_endpoints w
              WHERE w.enabled
                AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
                AND (w.next_attempt_at IS NULL OR w.next_attempt_at <= $3)
@@ -313,7 +312,12 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
                      SELECT 1 FROM change_log c
                       WHERE c.enterprise_id = w.enterprise_id
                         AND (c.changed_xid, c.seq) > (w.cursor_xid::text::xid8, w.cursor_seq)
-                        AND (cardinality(w.types) = 0 OR c.record_type = ANY (w.types)))),
+                        AND (cardinality(w.types) = 0 OR c.record_type = ANY (w.types)))
+               FOR UPDATE SKIP LOCKED),
+          due AS (
+            SELECT c.id, c.enterprise_id, c.next_attempt_at,
+                   row_number() OVER (PARTITION BY c.enterprise_id ORDER BY c.next_attempt_at NULLS FIRST, random()) AS turn
+              FROM candidates c),
           held AS (
             SELECT l.enterprise_id, count(*) AS leases FROM webhook_endpoints l
              WHERE l.lease_expires_at >= now() AND l.enterprise_id IN (SELECT enterprise_id FROM due)
@@ -321,7 +325,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
           chosen AS (
             SELECT d.id FROM due d LEFT JOIN held h ON h.enterprise_id = d.enterprise_id
              WHERE d.turn + coalesce(h.leases, 0) <= $6
-             ORDER BY d.turn, d.next_attempt_at NULLS FIRST
+             ORDER BY d.turn, d.next_attempt_at NULLS FIRST, random()
              LIMIT $4)
       UPDATE webhook_endpoints e
           SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2)

@@ -40,10 +40,14 @@ export interface WebhookEndpointRow {
   updated_at: Date;
 }
 
-/** The last attempt of the endpoint (`webhook_endpoints` unaliased), while it is failing. */
+/**
+ * The newest failed attempt of the endpoint (`webhook_endpoints` unaliased), while it is failing:
+ * a failed attempt is the one with an `error` (a round stops at its first failure, so no two
+ * failures share a moment).
+ */
 const lastFailed = (column: string) =>
   `CASE WHEN webhook_endpoints.failures > 0 THEN (SELECT d.${column} FROM webhook_deliveries d
-     WHERE d.endpoint_id = webhook_endpoints.id ORDER BY d.created_at DESC LIMIT 1) END`;
+     WHERE d.endpoint_id = webhook_endpoints.id AND d.error IS NOT NULL ORDER BY d.created_at DESC LIMIT 1) END`;
 
 /**
  * The columns a WebhookEndpointRow is read from (from `webhook_endpoints`, unaliased, also in a

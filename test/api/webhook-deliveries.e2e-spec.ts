@@ -400,6 +400,13 @@ describe('outbound webhook deliveries', () => {
     });
     expect(rotated.statusCode).toBe(200);
     expect(rotated.json<{ data: { secret: string } }>().data.secret).toMatch(/^whsec_/);
+    // As curl sends a POST without -d: a JSON content type, and neither a length nor a body.
+    const bare = await t.app.inject({
+      method: 'POST',
+      url: `/api/v2/webhook-endpoints/${endpoint.id}/rotate-secret`,
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
+    expect(bare.statusCode).toBe(200);
     // A body that is there but is not JSON is still refused.
     const broken = await t.app.inject({
       method: 'POST',

@@ -12,9 +12,14 @@ interface OptionalBodyConfig {
  */
 export const OptionalBody = (): MethodDecorator => RouteConfig({ optionalBody: true } satisfies OptionalBodyConfig);
 
-/** A body of no bytes is no body: the content type that came with it is dropped before parsing. */
+/**
+ * A body of no bytes is no body: the content type that came with it is dropped before parsing
+ * (`Content-Length: 0`, or neither a length nor chunks, as curl sends a POST without `-d`).
+ */
 const dropTypeOfEmptyBody: onRequestHookHandler = (request, _reply, done) => {
-  if (request.headers['content-length'] === '0') delete request.headers['content-type'];
+  const length = request.headers['content-length'];
+  const empty = length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined);
+  if (empty) delete request.headers['content-type'];
   done();
 };
 

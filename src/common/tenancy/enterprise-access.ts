@@ -1,4 +1,4 @@
-import { ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedUser } from '../access/authenticated-user.js';
 import { ErrorMessages } from '../http/error-messages.js';
@@ -58,9 +58,11 @@ export class EnterpriseAccess {
     if (this.recordGate !== undefined && recordId !== undefined) {
       const queued = enterBulkhead(this.recordGate, request, `${enterpriseId}:${recordId}`);
       if (queued) await queued;
+      stopIfClientLeft(request);
     }
     const waiting = enterBulkhead(this.bulkhead, request, enterpriseId);
     if (waiting) await waiting;
+    stopIfClientLeft(request);
   }
 
   /** The token lookup usually answered this already, in its own query. */
@@ -68,6 +70,15 @@ export class EnterpriseAccess {
     if (user.membership?.enterpriseId === enterpriseId) return Promise.resolve(user.membership.member);
     return this.memberships.isMember(user.id, enterpriseId);
   }
+}
+
+/**
+ * A client that went away while its write waited for a place gets nothing: the write is not run
+ * (it would take a connection, and wait on the same lock, for nobody).
+ */
+function stopIfClientLeft(request: FastifyRequest): void {
+  if (request.answerClosed === true)
+    throw new ServiceUnavailableException({ message: ErrorMessages.serviceUnavailable });
 }
 
 /** The record a write names in its path (`:id`), lower-cased; undefined for a create. */
