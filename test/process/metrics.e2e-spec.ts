@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { childPids } from '../helpers/process-tree.js';
 import { tenantDocument } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/free-port.mjs';
 import { loadFixture, login, ServiceProcess, serviceEnv } from '../helpers/spawned-service.js';
@@ -171,18 +172,7 @@ describe('Prometheus metrics (METRICS_PORT)', () => {
     const service = ServiceProcess.start(
       serviceEnv(database, port, { METRICS_PORT: String(metricsPort), WEB_CONCURRENCY: '2' }),
     );
-    const { execFileSync } = await import('node:child_process');
-    const workers = (): number[] => {
-      try {
-        return execFileSync('pgrep', ['-P', String(service.child.pid)])
-          .toString()
-          .trim()
-          .split('\n')
-          .map(Number);
-      } catch {
-        return [];
-      }
-    };
+    const workers = (): number[] => childPids(service.child.pid ?? 0);
     let stopped: number | undefined;
     try {
       await service.waitFor(`${base}/health/live`);

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../helpers/free-port.mjs';
+import { descendants } from '../helpers/process-tree.js';
 import { serviceEnv, waitForOk } from '../helpers/spawned-service.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -18,22 +19,6 @@ function commandLine(pid: number): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Every process below `pid` (children, grandchildren, ...). */
-function descendants(pid: number): number[] {
-  let children: number[];
-  try {
-    children = execFileSync('pgrep', ['-P', String(pid)])
-      .toString()
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    children = [];
-  }
-  return children.flatMap((child) => [child, ...descendants(child)]);
 }
 
 describe('npm start and SIGTERM', () => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../src/config/app-config.js';
@@ -7,25 +7,13 @@ import { verifyKeyCheck } from '../../src/crypto/key-check.js';
 import { openDataSource } from '../../src/data-source.js';
 import { DisposablePostgres } from '../helpers/disposable-postgres.js';
 import { freePort } from '../helpers/free-port.mjs';
+import { childPids } from '../helpers/process-tree.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
 const OUTAGE_MS = 15_000;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-function childPids(pid: number): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(pid)])
-      .toString()
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
 
 interface Line {
   pid: number;
