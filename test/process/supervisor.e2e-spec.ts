@@ -19,6 +19,8 @@ interface Line {
   pid: number;
   level: number;
   msg: string;
+  /** The worker a line of the primary is about. */
+  worker?: number;
 }
 
 function startPrimary(env: Record<string, string>, port: number) {
@@ -59,7 +61,7 @@ async function until(test: () => Promise<boolean> | boolean, timeoutMs: number):
 }
 
 const status = (url: string) =>
-  fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+  fetch(url, { signal: AbortSignal.timeout(5000) }).then(
     (r) => r.status,
     () => 0,
   );
@@ -102,7 +104,10 @@ describe('the primary keeps serving through faults outside it', () => {
     const doomed = childPids(pid).find((child) => child !== healthy);
     expect(healthy).toBeDefined();
     process.kill(doomed ?? 0, 'SIGKILL');
-    // Through the outage the healthy worker answers every liveness probe and the primary stays.
+    // Once the primary has seen the death (a connection it handed the dying worker just before
+    // is lost with it), the healthy worker answers every liveness probe and the primary stays.
+    const deathSeen = () => primary.lines().some((line) => line.worker === doomed && line.msg.startsWith('Worker '));
+    expect(await until(deathSeen, 10_000)).toBe(true);
     const answers: number[] = [];
     const outageEnds = Date.now() + OUTAGE_MS;
     while (Date.now() < outageEnds) {
