@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { RepeatedWarnings } from '../logging/repeated-warnings.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { nextIdleWait } from './idle-wait.js';
 import { selectRows, type SqlExecutor } from './sql.js';
 
 /** Deltas folded per statement: one short transaction each, whatever the backlog. */
@@ -29,7 +30,7 @@ export async function foldTenantCounts(db: SqlExecutor): Promise<number> {
  * none, twice the last wait, up to IDLE_FOLD_INTERVAL_MS.
  */
 export function nextFoldWait(lastWaitMs: number, folded: number): number {
-  return folded > 0 ? FOLD_INTERVAL_MS : Math.min(IDLE_FOLD_INTERVAL_MS, lastWaitMs * 2);
+  return nextIdleWait(lastWaitMs, folded > 0, FOLD_INTERVAL_MS, IDLE_FOLD_INTERVAL_MS);
 }
 
 /**

@@ -10,6 +10,7 @@ import { FieldCipher } from '../crypto/field-cipher.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { databaseOptions, type DatabaseTarget } from '../database/data-source-options.js';
 import { DATABASE_TARGET } from '../database/database-target-token.js';
+import { nextIdleWait } from '../database/idle-wait.js';
 import { PoolReader } from '../database/pool-reader.js';
 import { affectedRows, selectRows } from '../database/sql.js';
 import { sqlStateOf } from '../database/sql-state.js';
@@ -263,7 +264,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
    */
   private nextWait(working: boolean): number {
     const { pollIntervalMs, idlePollMaxMs } = this.config.webhooks;
-    this.idleDelayMs = working ? pollIntervalMs : Math.min(idlePollMaxMs, this.idleDelayMs * 2);
+    this.idleDelayMs = nextIdleWait(this.idleDelayMs, working, pollIntervalMs, idlePollMaxMs);
     return this.idleDelayMs;
   }
 

@@ -1,12 +1,10 @@
 import { BadRequestException } from '@nestjs/common';
 import { BodyTooDeepError, normaliseKeys } from '../common/casing/normalise-keys.js';
+import { hasControlCharacters } from '../common/text/control-characters.js';
 import type { FieldErrors } from '../common/http/validation-failed.exception.js';
 import { CHANGE_TYPES, type ChangeType } from '../changes/change-types.js';
 
 export const URL_MAX_CHARS = 2048;
-/** C0 and C1 control characters and DEL: never part of a URL or a one-line description. */
-// eslint-disable-next-line no-control-regex -- control characters are what it finds
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 export const DESCRIPTION_MAX_CHARS = 1000;
 
 export const WebhookInputMessages = {
@@ -55,7 +53,7 @@ export function urlErrors(value: unknown, allowHttp: boolean): string[] {
   if (typeof value !== 'string') return [WebhookInputMessages.urlString];
   if (value.length > URL_MAX_CHARS) return [WebhookInputMessages.urlTooLong];
   // URL parsing drops tabs and newlines silently: checked on the text as sent.
-  if (CONTROL_CHARACTER.test(value)) return [WebhookInputMessages.urlControl];
+  if (hasControlCharacters(value)) return [WebhookInputMessages.urlControl];
   if (!URL.canParse(value)) return [WebhookInputMessages.urlInvalid];
   const url = new URL(value);
   if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) return [WebhookInputMessages.urlHttps];
@@ -80,7 +78,7 @@ export function descriptionErrors(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   if (typeof value !== 'string') return [WebhookInputMessages.descriptionString];
   if (value.length > DESCRIPTION_MAX_CHARS) return [WebhookInputMessages.descriptionTooLong];
-  if (CONTROL_CHARACTER.test(value)) return [WebhookInputMessages.descriptionControl];
+  if (hasControlCharacters(value)) return [WebhookInputMessages.descriptionControl];
   return [];
 }
 

@@ -223,6 +223,18 @@ describe('outbound webhook deliveries', () => {
     ]);
   });
 
+  it('shows the failed attempt as the last error even when successes of the same round were logged with it', async () => {
+    const { tenant, receiver, attemptsLogged, endpointNow } = await setup();
+    receiver.answer = (_, index) => (index < 3 ? { status: 200 } : { status: 503, body: 'busy' });
+    // One transaction, so one slice: three deliveries succeed and the fourth fails in the same round.
+    await t.dataSource.query(
+      `INSERT INTO leads (enterprise_id, title, person_name) SELECT $1, 'Batch ' || i, 'Pat' FROM generate_series(1, 4) i`,
+      [tenant.enterpriseId],
+    );
+    await attemptsLogged(4);
+    expect(await endpointNow()).toMatchObject({ failures: 1, last_error: 'HTTP 503', last_status_code: 503 });
+  });
+
   it('sends a record changed five times while the receiver was down once, at its latest state', async () => {
     const { receiver, createLead, updateLead, attemptsLogged } = await setup();
     const port = receiver.port;
@@ -407,6 +419,13 @@ describe('outbound webhook deliveries', () => {
       headers: { ...headers, 'content-type': 'application/json' },
     });
     expect(bare.statusCode).toBe(200);
+    // The endpoint's delete takes the same empty body.
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v2/webhook-endpoints/${endpoint.id}`,
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
+    expect(deleted.statusCode).toBe(204);
     // A body that is there but is not JSON is still refused.
     const broken = await t.app.inject({
       method: 'POST',

@@ -40,4 +40,20 @@ describe('RepeatedWarnings', () => {
       refused,
     ]);
   });
+
+  it('forgets kinds older than the interval once it holds many, so messages with ids do not pile up', () => {
+    const logger = new RecordingLogger();
+    let now = 0;
+    const warnings = new RepeatedWarnings(logger, 60_000, () => now);
+    for (let i = 0; i < 150; i++) warnings.warn('lookup failed', new Error(`row ${i} missing`));
+    now = 60_000;
+    warnings.warn('lookup failed', new Error('row 0 missing'));
+    now = 60_001;
+    // Past the interval, the 100 kinds were dropped when the next new kind came: a kind seen
+    // again is written at once, with no count of the meantime (it was forgotten).
+    warnings.warn('lookup failed', new Error('row 1 missing'));
+    const last = logger.lines.filter((line) => line.level === 'warn').at(-1);
+    expect(last?.fields).toEqual({ error: { type: 'Error', message: 'row 1 missing' } });
+    expect(logger.lines.filter((line) => line.level === 'warn')).toHaveLength(152);
+  });
 });

@@ -1,3 +1,4 @@
+import { escapeControlCharacters } from '../../common/text/control-characters.js';
 import { CliUsageError, type CliCommand } from '../cli-command.js';
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
 
@@ -20,16 +21,8 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [header.join('\t'), ...rows.map((row) => row.map(printable).join('\t'))];
 }
 
-// eslint-disable-next-line no-control-regex -- control characters are what it finds
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/**
- * A cell as it may be printed: control characters escaped (`\t`, `\n`, `\u001b`, ...), so a
- * stored value can neither forge a row or column nor send escape sequences to the terminal.
- */
-export function printable(cell: string): string {
-  return cell.replace(CONTROL_CHARACTERS, (c) => JSON.stringify(c).slice(1, -1));
-}
+/** A cell as it may be printed: control characters escaped (see escapeControlCharacters). */
+export const printable = escapeControlCharacters;
 
 const active = (flag: number): string => (flag === 1 ? 'yes' : 'no');
 
