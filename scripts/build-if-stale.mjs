@@ -77,7 +77,7 @@ if (!existsSync(tsc) || !devDependenciesInstalled()) {
   process.stderr.write(
     `${built === undefined ? 'dist/ is not built' : 'dist/ is older than the sources'} and the dev dependencies ` +
       '(TypeScript) are not installed (a production install): build first with them ' +
-      '(`npm ci && npm run build`), then `npm prune --omit=dev` (docs/operator-guide.md).\n',
+      '(`npm run setup && npm run build`), then `npm prune --omit=dev` (docs/operator-guide.md).\n',
   );
   process.exit(1);
 }

@@ -70,7 +70,7 @@ describe('npm run cli builds only when the sources changed', () => {
     const run = cli();
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('not installed (a production install)');
-    expect(run.stderr).toContain('npm ci && npm run build');
+    expect(run.stderr).toContain('npm run setup && npm run build');
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   });
 });

@@ -109,6 +109,9 @@ describe('production install (operator guide), and the image command on it', () 
       const install = runSteps(installSteps, dir, baseEnv());
       const installOutput = collect(install);
       expect({ code: await exitCode(install), output: installOutput().slice(-4000) }).toMatchObject({ code: 0 });
+      // npm ran on the project's Node: no package refused the Node it checked against.
+      expect(installOutput()).toContain('Installing dependencies with npm on Node');
+      expect(installOutput()).not.toContain('EBADENGINE');
 
       // Production dependencies only: no test runner, linter or formatter, and not the type
       // packages only the build needs. (TypeScript and @types/node stay: production packages
