@@ -1,5 +1,4 @@
 import { execSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { get as httpGet } from 'node:http';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -8,8 +7,21 @@ import pg from 'pg';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { hashPassword, verifyPassword } from '../src/auth/password-hasher.js';
 import { parseAppKey } from '../src/config/app-key.js';
-import { BENCH_DOCUMENT, BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
-import { mergeLatencies, runLoad, type LoadOptions, type LoadResult } from './lib/load.js';
+import { prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
+import { runLoad, type LoadResult } from './lib/load.js';
+import {
+  APP_KEY,
+  CONNECTIONS,
+  checkScenario,
+  login,
+  merge,
+  sampleIds,
+  scenarios,
+  selected,
+  WEBHOOK_SECRET,
+  type SampleIds,
+  type Scenario,
+} from './lib/scenarios.js';
 import {
   cpuProfileFlags,
   freePort,
@@ -24,9 +36,6 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = 50;
-const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
-const WEBHOOK_SECRET = 'bench-webhook-secret';
 
 interface Row extends LoadResult {
   target: string;
@@ -36,152 +45,11 @@ interface Row extends LoadResult {
   recordsPerSecond?: number;
 }
 
-type Scenario = {
-  name: string;
-  baseline?: boolean;
-  /** records in each answer */
-  records?: number;
-  /** The status every answer should have (default: any 2xx). */
-  status?: number;
-} & Omit<LoadOptions, 'url' | 'durationSeconds'> & { path: string };
-
-function scenarios(data: BenchData, token: string, pageOneTag: string): Scenario[] {
-  const v2 = { authorization: `Bearer ${token}`, 'x-enterprise-id': data.enterpriseId, accept: 'application/json' };
-  const v1 = { authorization: `Bearer ${token}`, enterpriseid: data.enterpriseId, accept: 'application/json' };
-  const webhookBody = JSON.stringify({ event: 'document.viewed', data: { documentId: BENCH_DOCUMENT } });
-  return [
-    {
-      name: 'v2 people page 1',
-      baseline: true,
-      records: 100,
-      path: '/api/v2/people?page=1',
-      headers: v2,
-      connections: CONNECTIONS,
-    },
-    {
-      name: 'v2 people page 1, revalidated (304)',
-      path: '/api/v2/people?page=1',
-      headers: { ...v2, 'if-none-match': pageOneTag },
-      status: 304,
-      connections: CONNECTIONS,
-    },
-    {
-      name: 'v2 people page 1, gzip',
-      records: 100,
-      path: '/api/v2/people?page=1',
-      headers: { ...v2, 'accept-encoding': 'gzip' },
-      connections: CONNECTIONS,
-    },
-    {
-      name: 'v2 change feed, 100 people',
-      records: 100,
-      path: '/api/v2/changes?types=person&limit=100',
-      headers: v2,
-      connections: CONNECTIONS,
-    },
-    {
-      name: 'v2 change feed, 500 people',
-      records: 500,
-      path: '/api/v2/changes?types=person&limit=500',
-      headers: v2,
-      connections: CONNECTIONS,
-    },
-    { name: 'v1 people page 1', path: '/api/v1/people?page=1', headers: v1, connections: CONNECTIONS },
-    {
-      name: `v2 people last page (${data.lastPage})`,
-      path: `/api/v2/people?page=${data.lastPage}`,
-      headers: v2,
-      connections: CONNECTIONS,
-    },
-    {
-      name: 'v2 lead retrieve',
-      baseline: true,
-      path: `/api/v2/leads/${data.leadId}`,
-      headers: v2,
-      connections: CONNECTIONS,
-    },
-    {
-      name: 'v2 lead create',
-      path: '/api/v2/leads',
-      method: 'POST',
-      headers: { ...v2, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Bench lead', person_name: 'Jane Citizen', finance_amount: 25000 }),
-      connections: CONNECTIONS,
-    },
-    {
-      name: 'login',
-      path: '/api/v2/login',
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(BENCH_USER),
-      connections: 10,
-    },
-    {
-      name: 'provider A webhook',
-      path: '/api/webhooks/signprovider-a',
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-signprovidera-signature': createHmac('sha256', WEBHOOK_SECRET).update(webhookBody).digest('hex'),
-      },
-      body: webhookBody,
-      connections: CONNECTIONS,
-    },
-  ];
-}
-
-/**
- * `BENCH_SCENARIOS`: only the scenarios whose names contain one of these comma-separated words
- * (e.g. `people page 1,lead retrieve`); every scenario when unset.
- */
-function selected(list: Scenario[]): Scenario[] {
-  const words = (process.env.BENCH_SCENARIOS ?? '')
-    .split(',')
-    .map((w) => w.trim())
-    .filter(Boolean);
-  if (words.length === 0) return list;
-  const kept = list.filter((s) => words.some((w) => s.name.includes(w)));
-  if (kept.length === 0) throw new Error(`BENCH_SCENARIOS: no scenario matches ${words.join(', ')}`);
-  return kept;
-}
-
-async function login(server: RunningServer): Promise<string> {
-  const res = await fetch(`${server.url}/api/v2/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(BENCH_USER),
-  });
-  if (!res.ok) throw new Error(`bench login failed: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
 /** Head-to-head scenarios alternate between service and baseline in this many rounds each. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-async function checkScenario(server: RunningServer, target: string, s: Scenario): Promise<void> {
-  const check = await fetch(`${server.url}${s.path}`, { method: s.method ?? 'GET', headers: s.headers, body: s.body });
-  const expected = s.status === undefined ? check.status < 300 : check.status === s.status;
-  if (!expected) throw new Error(`${target} ${s.name}: ${check.status} ${await check.text()}`);
-}
-
 async function load(server: RunningServer, s: Scenario, seconds: number): Promise<LoadResult> {
   return runLoad(server, { ...s, url: `${server.url}${s.path}`, durationSeconds: seconds });
-}
-
-/**
- * Rounds of one scenario on one server, merged: mean throughput, p50 and p99 over every request of
- * every round (their latency histograms added), all the errors, the highest RSS.
- */
-function merge(rounds: LoadResult[]): LoadResult {
-  const mean = (pick: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
-  return {
-    requestsPerSecond: mean((r) => r.requestsPerSecond),
-    ...mergeLatencies(rounds.map((r) => r.latencies)),
-    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
-    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
-    peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
-    cpuUsPerRequest: mean((r) => r.cpuUsPerRequest),
-  };
 }
 
 function report(target: string, s: Scenario, result: LoadResult): void {
@@ -392,7 +260,7 @@ function profileFlags(name: TargetName): string[] {
  * The baseline has no login route; it checks a token the service issued, as the service does.
  * It runs beside the service, started once per service run.
  */
-async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
+async function serviceRun(data: BenchData, ids: SampleIds, name: TargetName): Promise<Row[]> {
   const { target, redis, metrics, previous, pageCache } = TARGETS[name];
   const metricsPort = metrics ? await freePort() : undefined;
   const main = previous ? process.env.BENCH_PREVIOUS_MAIN : join(ROOT, 'dist/src/main.js');
@@ -425,7 +293,7 @@ async function serviceRun(data: BenchData, name: TargetName): Promise<Row[]> {
       const pageOne = await fetch(`${service.url}/api/v2/people?page=1`, {
         headers: { authorization: `Bearer ${token}`, 'x-enterprise-id': data.enterpriseId },
       });
-      const list = selected(scenarios(data, token, pageOne.headers.get('etag') ?? ''));
+      const list = selected(scenarios(data, ids, token, pageOne.headers.get('etag') ?? ''));
       if (name === 'in-process') wire = await pageOneOnTheWire(service, token, data);
       const rows = await measure(service, target, baseline, baselineTarget, list);
       const leadCreate = list.find((s) => s.name === 'v2 lead create');
@@ -503,7 +371,8 @@ async function main(): Promise<void> {
   const loginCpu = await loginCpuMs();
   process.stderr.write(`One login's argon2id check: ${loginCpu.toFixed(1)} ms of CPU\n`);
   const rows: Row[] = [];
-  for (const name of targets()) rows.push(...(await serviceRun(data, name)));
+  const ids = await sampleIds(data);
+  for (const name of targets()) rows.push(...(await serviceRun(data, ids, name)));
   process.stdout.write(`${table(rows)}\n`);
   process.stdout.write(`One login's argon2id password check: ${loginCpu.toFixed(1)} ms of CPU\n`);
   const revalidated = rows.find(

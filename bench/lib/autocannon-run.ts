@@ -20,9 +20,14 @@ import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 
 export interface AutocannonRunOptions {
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Paths on the url's server, one per connection in turn (connection k asks `paths[k % n]`
+   * throughout): writes to distinct records, so the connections never queue on one row.
+   */
+  paths?: string[];
   connections: number;
   durationSeconds: number;
 }
@@ -52,10 +57,24 @@ type Instance = Promise<RawResult> & {
   on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
 };
 type Autocannon = (options: Record<string, unknown>) => Instance;
+/** The part of autocannon's per-connection client used here. */
+interface Client {
+  setRequests(requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[]): void;
+}
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** The first part of each run, on the same connections, not measured. */
 const WARM_UP_MS = 2_000;
+
+/** Gives each connection its own path of `options.paths`, in the order the connections open. */
+function connectionPath(options: AutocannonRunOptions): (client: Client) => void {
+  const paths = options.paths ?? [];
+  let opened = 0;
+  return (client) => {
+    const path = paths[opened++ % paths.length] ?? '/';
+    client.setRequests([{ method: options.method ?? 'GET', path, headers: options.headers, body: options.body }]);
+  };
+}
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '') as AutocannonRunOptions;
@@ -65,6 +84,7 @@ async function main(): Promise<void> {
     headers: options.headers,
     body: options.body,
     connections: options.connections,
+    ...(options.paths ? { setupClient: connectionPath(options) } : {}),
     duration: options.durationSeconds + WARM_UP_MS / 1000,
     skipAggregateResult: true,
   });

@@ -6,6 +6,8 @@ import { openDataSource } from '../../src/data-source.js';
 
 export const BENCH_PEOPLE = Number(process.env.BENCH_PEOPLE ?? 100_000);
 export const BENCH_LEADS = 1_000;
+/** Organisations and applications each; every application has two quotes, one of them active. */
+export const BENCH_BUSINESS_RECORDS = 1_000;
 export const BENCH_USER = { email: 'bench@example.com', password: 'bench-password' };
 export const BENCH_DOCUMENT = 'bench-document-1';
 /** The database the bench creates afresh on the server (BENCH_DATABASE to run two at once). */
@@ -14,7 +16,10 @@ const BENCH_DATABASE = process.env.BENCH_DATABASE ?? 'finance_intake_bench';
 export interface BenchData {
   url: string;
   enterpriseId: string;
+  userId: string;
   leadId: string;
+  /** Distinct leads for the update scenario: one per connection, so writers never queue on one row. */
+  leadIds: string[];
   lastPage: number;
 }
 
@@ -28,8 +33,8 @@ const FIRST_NAMES = ['Jane', 'John', 'Aisha', 'Wei', 'Priya', 'Liam', 'Olivia', 
 
 /**
  * A fresh database (`finance_intake_bench` unless BENCH_DATABASE says), migrated, holding one enterprise with BENCH_PEOPLE
- * people (2 phones, 1 email, 1 address, 3 financials each, one of them 0.00), leads, a user and
- * a provider A document. Generated in SQL: loading 800,000 rows through the importer would
+ * people (2 phones, 1 email, 1 address, 3 financials each, one of them 0.00), leads,
+ * organisations, applications with their quotes, a user and a provider A document. Generated in SQL: loading 800,000 rows through the importer would
  * measure the importer, not the API.
  */
 export async function prepareBenchDatabase(serverUrl: string, cipher: FieldCipher): Promise<BenchData> {
@@ -88,20 +93,50 @@ export async function prepareBenchDatabase(serverUrl: string, cipher: FieldCiphe
                                           ('expense', 1200.50, 'rent'),
                                           ('expense', 0.00, 'other')) AS k(type, amount, category)`,
     );
-    const [{ id: leadId }] = (await q(
+    await q(
+      `INSERT INTO organisations (enterprise_id, legal_name, legal_structure, abn, gst_registered, industry,
+                                  employees_count, created_at, updated_at)
+       SELECT $1, 'Bench Holdings ' || i || ' Pty Ltd', 'Company', lpad(i::text, 11, '5'), i % 2, 'Finance',
+              i % 50, TIMESTAMPTZ '2025-01-01' + i * INTERVAL '1 minute', TIMESTAMPTZ '2025-01-01' + i * INTERVAL '1 minute'
+         FROM generate_series(1, $2::int) AS i`,
+      [enterpriseId, BENCH_BUSINESS_RECORDS],
+    );
+    await q(
+      `INSERT INTO applications (enterprise_id, contract_number, source_of_business, crm_deal_id, created_at, updated_at)
+       SELECT $1, 'C-' || i, 'Referral', 'deal-' || i, TIMESTAMPTZ '2025-01-01' + i * INTERVAL '1 minute',
+              TIMESTAMPTZ '2025-01-01' + i * INTERVAL '1 minute'
+         FROM generate_series(1, $2::int) AS i`,
+      [enterpriseId, BENCH_BUSINESS_RECORDS],
+    );
+    await q(
+      `INSERT INTO quotes (enterprise_id, application_id, is_active, asset_type, asset_description, financier,
+                           total_finance_amount, created_at, updated_at)
+       SELECT a.enterprise_id, a.id, k.active, 'Motor vehicle', 'Sedan', 'Bench Bank', 25000.00 + k.active,
+              a.created_at + k.active * INTERVAL '1 second', a.created_at + k.active * INTERVAL '1 second'
+         FROM applications a CROSS JOIN (VALUES (0), (1)) AS k(active)`,
+    );
+    const leads = (await q(
       `INSERT INTO leads (enterprise_id, title, person_name, finance_amount, created_at, updated_at)
        SELECT $1, 'Car loan ' || i, 'Jane Citizen', to_jsonb(20000 + i), TIMESTAMPTZ '2025-01-01' + i * INTERVAL '1 minute',
               TIMESTAMPTZ '2025-01-01' + i * INTERVAL '1 minute'
          FROM generate_series(1, $2::int) AS i
        RETURNING id`,
       [enterpriseId, BENCH_LEADS],
-    )) as [{ id: string }];
+    )) as { id: string }[];
+    const leadId = leads[0]?.id ?? '';
     await q(
       `INSERT INTO signing_documents (enterprise_id, provider, external_id, status) VALUES ($1, 'a', $2, 'sent')`,
       [enterpriseId, BENCH_DOCUMENT],
     );
     await q('VACUUM ANALYZE');
-    return { url, enterpriseId, leadId, lastPage: Math.max(1, Math.ceil(BENCH_PEOPLE / 100)) };
+    return {
+      url,
+      enterpriseId,
+      userId,
+      leadId,
+      leadIds: leads.slice(-100).map((lead) => lead.id),
+      lastPage: Math.max(1, Math.ceil(BENCH_PEOPLE / 100)),
+    };
   } finally {
     await dataSource.destroy();
   }

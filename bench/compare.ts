@@ -1,0 +1,256 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { FieldCipher } from '../src/crypto/field-cipher.js';
+import { parseAppKey } from '../src/config/app-key.js';
+import { prepareBenchDatabase } from './lib/bench-database.js';
+import { runLoad, type LoadResult } from './lib/load.js';
+import { startFlagsOf, startServer, type RunningServer } from './lib/processes.js';
+import {
+  APP_KEY,
+  checkScenario,
+  login,
+  merge,
+  sampleIds,
+  scenarios,
+  selected,
+  WEBHOOK_SECRET,
+  type Scenario,
+} from './lib/scenarios.js';
+
+/**
+ * `npm run bench:compare [REF]`: this working tree's build against REF's (default: the commit in
+ * bench/compare-base), on one bench database, scenario by scenario, with an A/A control: two
+ * processes of this build and one of REF's run in alternating rounds (the order turning each
+ * round), so a change in the machine's speed weighs on all three alike. A scenario is slower or
+ * faster only when its ratio to REF is beyond the spread of the two identical processes.
+ */
+const ROOT = resolve(import.meta.dirname, '../..');
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Seconds each server is measured per scenario and round (after autocannon's 2-s warm-up). */
+const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 3);
+/** Below this the two identical processes' difference is not trusted as the spread. */
+const MIN_SPREAD = 0.03;
+const BUILDS = process.env.BENCH_BUILDS_DIR ?? join(tmpdir(), 'finance-intake-bench-builds');
+
+function git(...args: string[]): string {
+  return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+}
+
+function defaultRef(): string {
+  const file = join(ROOT, 'bench/compare-base');
+  const ref = readFileSync(file, 'utf8')
+    .split('\n')
+    .find((line) => line.trim() && !line.startsWith('#'))
+    ?.trim();
+  if (!ref) throw new Error(`${file} names no commit`);
+  return ref;
+}
+
+/** The PATH without this checkout's node_modules/.bin: the machine's own Node and npm. */
+function machinePath(): string {
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.includes('node_modules'))
+    .join(delimiter);
+}
+
+function run(command: string, args: string[], cwd: string): void {
+  const result = spawnSync(command, args, {
+    cwd,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, PATH: machinePath() },
+  });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (${result.status})`);
+}
+
+/**
+ * REF's tree, installed and built once in BENCH_BUILDS_DIR (kept for the next comparison): its
+ * own lock file and install command (`npm run setup` where it has one), its own build script.
+ */
+function buildRef(sha: string): string {
+  const dir = join(BUILDS, sha);
+  const done = join(dir, '.bench-built');
+  if (existsSync(done)) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  process.stderr.write(`Building ${sha.slice(0, 7)} in ${dir}...\n`);
+  const archive = execFileSync('git', ['archive', '--format=tar', sha], { cwd: ROOT, maxBuffer: 1 << 30 });
+  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive });
+  if (untar.status !== 0) throw new Error(`unpacking ${sha} failed: ${untar.stderr.toString()}`);
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  run(
+    'npm',
+    manifest.scripts.setup ? ['run', 'setup', '--', '--no-audit', '--no-fund'] : ['ci', '--no-audit', '--no-fund'],
+    dir,
+  );
+  run('npm', ['run', 'build'], dir);
+  writeFileSync(done, `${sha}\n`);
+  return dir;
+}
+
+/** The Node a checkout runs on: its own `node` package where it has one, else the machine's. */
+function nodeOf(dir: string): string {
+  const own = join(dir, 'node_modules/.bin/node');
+  if (existsSync(own)) return own;
+  const found = spawnSync('sh', ['-c', 'command -v node'], { env: { PATH: machinePath() }, encoding: 'utf8' });
+  const node = found.stdout.trim();
+  if (!node) throw new Error('no node on the PATH for the reference build');
+  return node;
+}
+
+function nodeVersion(node: string): string {
+  return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+}
+
+interface Side {
+  name: string;
+  server: RunningServer;
+  rounds: LoadResult[];
+}
+
+interface Verdict {
+  scenario: string;
+  ref?: LoadResult;
+  current?: LoadResult;
+  control?: LoadResult;
+  /** This build's req/s (mean of its two processes) over REF's. */
+  ratio?: number;
+  /** The two identical processes' relative difference in req/s. */
+  spread?: number;
+  /** This build's CPU time per request over REF's. */
+  cpuRatio?: number;
+  verdict: 'slower' | 'same' | 'faster' | 'not comparable';
+  note?: string;
+}
+
+async function compareScenario(sides: readonly Side[], s: Scenario): Promise<Verdict> {
+  for (const side of sides) {
+    try {
+      await checkScenario(side.server, side.name, s);
+    } catch (error) {
+      return { scenario: s.name, verdict: 'not comparable', note: (error as Error).message.slice(0, 200) };
+    }
+    side.rounds = [];
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < sides.length; i++) {
+      const side = sides[(i + round) % sides.length];
+      if (!side) continue;
+      const options = { ...s, url: `${side.server.url}${s.path}`, durationSeconds: ROUND_SECONDS };
+      side.rounds.push(await runLoad(side.server, options));
+    }
+  }
+  const [ref, current, control] = sides.map((side) => merge(side.rounds));
+  if (!ref || !current || !control) throw new Error('three sides expected');
+  const ours = (current.requestsPerSecond + control.requestsPerSecond) / 2;
+  const ratio = ours / ref.requestsPerSecond;
+  const spread = Math.abs(current.requestsPerSecond - control.requestsPerSecond) / ours;
+  const margin = Math.max(spread, MIN_SPREAD);
+  const verdict = ratio > 1 + margin ? 'faster' : ratio < 1 - margin ? 'slower' : 'same';
+  const cpuRatio = (current.cpuUsPerRequest + control.cpuUsPerRequest) / 2 / ref.cpuUsPerRequest;
+  return { scenario: s.name, ref, current, control, ratio, spread, cpuRatio, verdict };
+}
+
+function table(verdicts: readonly Verdict[]): string {
+  const head = [
+    'scenario',
+    'ref req/s',
+    'this req/s',
+    'A/A req/s',
+    'ratio',
+    'A/A spread',
+    'CPU ratio',
+    'this p99/p50',
+    'verdict',
+  ];
+  const rows = verdicts.map((v) => [
+    v.scenario,
+    v.ref?.requestsPerSecond.toFixed(0) ?? '',
+    v.current?.requestsPerSecond.toFixed(0) ?? '',
+    v.control?.requestsPerSecond.toFixed(0) ?? '',
+    v.ratio?.toFixed(2) ?? '',
+    v.spread === undefined ? '' : `${(100 * v.spread).toFixed(1)}%`,
+    v.cpuRatio?.toFixed(2) ?? '',
+    v.current && v.current.p50 > 0 ? (v.current.p99 / v.current.p50).toFixed(2) : '',
+    v.note ? `${v.verdict} (${v.note.slice(0, 80)})` : v.verdict,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const refName = process.argv[2] ?? defaultRef();
+  const sha = git('rev-parse', '--verify', `${refName}^{commit}`);
+  const head = execFileSync('git', ['describe', '--always', '--dirty', '--exclude', '*'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).trim();
+  const refDir = buildRef(sha);
+  const refNode = process.env.BENCH_COMPARE_REF_NODE ?? nodeOf(refDir);
+  const key = parseAppKey(APP_KEY);
+  if (!key) throw new Error('bench APP_KEY is malformed');
+  process.stderr.write('Preparing the bench database...\n');
+  const data = await prepareBenchDatabase(DATABASE_URL, new FieldCipher([key]));
+  const env = {
+    DATABASE_URL: data.url,
+    APP_KEY,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'warn',
+    MIGRATIONS_RUN: 'false',
+    SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
+  };
+  const thisMain = join(ROOT, 'dist/src/main.js');
+  const refMain = join(refDir, 'dist/src/main.js');
+  const started: RunningServer[] = [];
+  try {
+    const start = async (name: string, main: string, node: string) => {
+      const server = await startServer(name, main, env, startFlagsOf(main), node);
+      started.push(server);
+      return { name, server, rounds: [] };
+    };
+    const sides: Side[] = [
+      await start(`ref ${sha.slice(0, 7)}`, refMain, refNode),
+      await start(`this ${head}`, thisMain, process.execPath),
+      await start(`this ${head} (A/A control)`, thisMain, process.execPath),
+    ];
+    const token = await login(sides[1]?.server ?? started[0]!);
+    const ids = await sampleIds(data);
+    const list = selected(scenarios(data, ids, token, ''));
+    const runtimes = { ref: nodeVersion(refNode), this: process.version };
+    process.stderr.write(
+      `Comparing ${list.length} scenarios: ${ROUNDS} rounds of ${ROUND_SECONDS} s per server (ref on Node ${runtimes.ref}, this on ${runtimes.this}), load ${loadavg()[0]?.toFixed(2)}\n`,
+    );
+    const verdicts: Verdict[] = [];
+    for (const s of list) {
+      if (s.status === 304) continue; // its ETag is of one build's page; the 200 scenarios cover the reads
+      const verdict = await compareScenario(sides, s);
+      verdicts.push(verdict);
+      process.stderr.write(`  ${s.name.padEnd(36)} ${verdict.ratio?.toFixed(2) ?? '-'} ${verdict.verdict}\n`);
+    }
+    const load = loadavg();
+    process.stdout.write(`${table(verdicts)}\n`);
+    process.stdout.write(
+      `ref ${sha.slice(0, 7)} (Node ${runtimes.ref}) against ${head} (Node ${runtimes.this}); load average at the end ${load.map((l) => l.toFixed(2)).join(' ')}\n`,
+    );
+    const date = new Date().toISOString();
+    const file = join(ROOT, 'bench/results', `compare-${date.slice(0, 10)}-${sha.slice(0, 7)}-${head}.json`);
+    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+    writeFileSync(
+      file,
+      `${JSON.stringify({ date, ref: sha, this: head, runtimes, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, machine: { cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), loadAverage: load }, verdicts: verdicts.map(({ ref, current, control, ...rest }) => ({ ...rest, refRps: ref?.requestsPerSecond, thisRps: current?.requestsPerSecond, controlRps: control?.requestsPerSecond, thisP50: current?.p50, thisP99: current?.p99, refCpuUs: ref?.cpuUsPerRequest, thisCpuUs: current?.cpuUsPerRequest })) }, null, 2)}\n`,
+    );
+    process.stdout.write(`Results written to ${file}\n`);
+    if (verdicts.some((v) => v.verdict === 'slower')) process.exitCode = 3;
+  } finally {
+    for (const server of started) await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
