@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { JsonText } from '../database/json-text.js';
+import { Injectable } from '@nestjs/common';
 import { FieldCipher } from '../crypto/field-cipher.js';
+import { RecordCache } from '../resources/record-cache.js';
 import type { SqlExecutor } from '../database/sql.js';
 import { loadChangedRecords } from './change-records.js';
 import type { ChangeLogRow } from './change-log.queries.js';
@@ -10,20 +8,6 @@ import type { ChangeType } from './change-types.js';
 
 /** Records by type then id, as their retrieve answers them. */
 export type RecordsByType = Map<ChangeType, Map<string, unknown>>;
-
-/** What a kept value costs the heap, roughly: a slot per property, a string's characters. */
-function estimatedBytes(value: unknown): number {
-  if (typeof value === 'string') return 16 + value.length;
-  if (value instanceof JsonText) return 48 + value.text.length;
-  if (value === null || typeof value !== 'object') return 8;
-  let bytes = 32;
-  if (Array.isArray(value)) {
-    for (const item of value) bytes += 8 + estimatedBytes(item);
-    return bytes;
-  }
-  for (const key in value) bytes += 16 + estimatedBytes((value as Record<string, unknown>)[key]);
-  return bytes;
-}
 
 function recordsOf(found: RecordsByType, type: ChangeType): Map<string, unknown> {
   let ofType = found.get(type);
@@ -43,26 +27,14 @@ function recordsOf(found: RecordsByType, type: ChangeType): Map<string, unknown>
  * current one for the position it is asked for. The records are returned as they were kept:
  * readers never change them (the v1 casing step builds new objects).
  *
- * Bounded by an estimate of the heap it holds (`RECORD_CACHE_MB`, least recently used leave
- * first); 0 turns it off and every batch is read from its rows.
+ * Kept in the shared record cache (`RECORD_CACHE_MB`); with it off every batch is read from its rows.
  */
 @Injectable()
 export class PresentedChanges {
-  private readonly kept: LRUCache<string, object> | undefined;
-
   constructor(
     private readonly cipher: FieldCipher,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    const maxSize = config.recordCacheMegabytes * 1024 * 1024;
-    this.kept =
-      maxSize > 0
-        ? new LRUCache<string, object>({
-            maxSize,
-            sizeCalculation: (record, key) => key.length + estimatedBytes(record),
-          })
-        : undefined;
-  }
+    private readonly kept: RecordCache,
+  ) {}
 
   /**
    * The records of the upserted entries among `rows`: kept ones as they were kept, the others
@@ -75,7 +47,7 @@ export class PresentedChanges {
     const keys = new Map<string, string>();
     for (const row of rows) {
       if (row.action !== 'upserted') continue;
-      if (this.kept) {
+      if (this.kept.enabled) {
         const key = `${enterpriseId} ${row.record_type} ${row.record_id} ${row.xid} ${row.seq}`;
         const record = this.kept.get(key);
         if (record !== undefined) {
@@ -93,15 +65,15 @@ export class PresentedChanges {
       const ofType = recordsOf(found, type);
       for (const [id, record] of records) {
         ofType.set(id, record);
-        const key = this.kept && keys.get(`${type} ${id}`);
-        if (key && typeof record === 'object' && record !== null) this.kept?.set(key, record);
+        const key = keys.get(`${type} ${id}`);
+        if (key) this.kept.set(key, record);
       }
     }
     return found;
   }
 
-  /** Records kept now. */
+  /** Records kept now (the shared cache's, retrieves' included). */
   get size(): number {
-    return this.kept?.size ?? 0;
+    return this.kept.size;
   }
 }

@@ -9,6 +9,7 @@ import { ReadRouter } from '../database/replicas/read-router.js';
 import type { ReadScope } from '../database/replicas/write-positions.js';
 import type { SqlExecutor } from '../database/sql.js';
 import type { Page } from '../database/tenant-page.js';
+import { RecordCache } from './record-cache.js';
 import type { BeforeRows } from './row-sources.js';
 import type { TenantResource } from './tenant-resource.js';
 
@@ -23,6 +24,7 @@ export class ResourceReader {
     private readonly router: ReadRouter,
     private readonly cipher: FieldCipher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly records: RecordCache,
   ) {}
 
   /** One page of the enterprise's records, newest first, or all of them when not paged. */
@@ -43,7 +45,8 @@ export class ResourceReader {
 
   /**
    * 404 when there is no such record; 403 when it is not the enterprise's.
-   * `beforePresent` is told the record's version (read with its row) before it is presented.
+   * `beforePresent` is told the record's version (read with its row) before it is presented; a
+   * record read with its version is presented once per version (the record cache).
    */
   async get<Rec extends { id: string }>(
     resource: TenantResource<{ id: string }, Rec>,
@@ -61,8 +64,17 @@ export class ResourceReader {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     beforePresent?.(found.version);
+    // Kept under the version read with the row: a change to anything the record shows gives it a
+    // new version, so a record kept under this one is exactly what presenting the row would give.
+    const key =
+      found.version !== undefined && found.inEnterprise
+        ? `retrieve ${enterpriseId} ${resource.changeType ?? resource.path} ${id} ${found.version}`
+        : undefined;
+    const kept = key === undefined ? undefined : this.records.get(key);
+    if (kept) return kept as Rec;
     const [record] = await resource.present([found.row], { db, cipher: this.cipher, enterpriseId });
     if (!record) throw new RecordNotFoundException(resource.model, id);
+    if (key !== undefined) this.records.set(key, record);
     return record;
   }
 }

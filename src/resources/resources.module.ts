@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import type { ApiVersion } from '../common/http/api-version.js';
 import { readOnlyController } from './read-only-controller.js';
+import { RecordCache } from './record-cache.js';
 import { ResourceReader } from './resource-reader.js';
 import { writableIn } from './tenant-resource.js';
 import { TENANT_RESOURCES } from './tenant-resources.js';
@@ -9,7 +10,8 @@ const VERSIONS: readonly ApiVersion[] = ['v1', 'v2'];
 
 /**
  * A controller for every resource in the versions it is read-only in, derived from its
- * descriptor (a writable version's controller is the resource's own); the reader for all.
+ * descriptor (a writable version's controller is the resource's own); the reader and the record
+ * cache for all.
  */
 @Global()
 @Module({
@@ -17,7 +19,7 @@ const VERSIONS: readonly ApiVersion[] = ['v1', 'v2'];
     const readOnly = VERSIONS.filter((version) => !writableIn(resource, version));
     return readOnly.length === 0 ? [] : [readOnlyController(resource, readOnly)];
   }),
-  providers: [ResourceReader],
-  exports: [ResourceReader],
+  providers: [ResourceReader, RecordCache],
+  exports: [ResourceReader, RecordCache],
 })
 export class ResourcesModule {}

@@ -64,7 +64,7 @@ async function seededApp(env: Record<string, string> = {}) {
       });
     }
   };
-  return { t, own, feedPage, expectEachRecordCurrent };
+  return { t, own, token, feedPage, expectEachRecordCurrent };
 }
 
 describe('change feed records presented once per change (RECORD_CACHE_MB)', () => {
@@ -118,6 +118,77 @@ describe('change feed records presented once per change (RECORD_CACHE_MB)', () =
     expect(recordOf('quote', own.ids.quotes)).toMatchObject({ application: { contract_number: 'C-CHANGED' } });
     expect(recordOf('user', own.user.id)).toMatchObject({ name: 'Changed Name' });
     await seeded.expectEachRecordCurrent('v2', page);
+  });
+});
+
+describe('retrieves presented once per version (RECORD_CACHE_MB)', () => {
+  let seeded: Awaited<ReturnType<typeof seededApp>>;
+
+  beforeAll(async () => {
+    seeded = await seededApp();
+  });
+  afterAll(async () => {
+    await seeded.t.close();
+  });
+
+  /** A retrieve of every change type's record, and the statements reading each took. */
+  const retrieveAll = async () => {
+    const { own } = seeded;
+    const ids: Record<string, string> = { ...own.ids, users: own.user.id };
+    const answers = new Map<string, { body: unknown; rowReads: number }>();
+    for (const type of CHANGE_TYPES) {
+      const path = resourceOfType(type).path;
+      const { result, sql } = await withStatements(seeded.t.dataSource, () => seededRead(`${path}/${ids[path]}`));
+      expect({ type, status: result.status }).toEqual({ type, status: 200 });
+      answers.set(type, {
+        body: (result.body as { data: unknown }).data,
+        rowReads: sql.filter((q) => RECORD_ROWS.test(q)).length,
+      });
+    }
+    return answers;
+  };
+  const seededRead = async (path: string) => {
+    const res = await seeded.t.app.inject({
+      method: 'GET',
+      url: `/api/v2/${path}`,
+      headers: apiHeaders('v2', seeded.token, seeded.own.enterpriseId),
+    });
+    return { status: res.statusCode, body: res.json<unknown>() };
+  };
+
+  it('a record read again reads its row and version only, and answers the same record', async () => {
+    const first = await retrieveAll();
+    const again = await retrieveAll();
+    for (const type of CHANGE_TYPES) {
+      expect({ type, body: again.get(type)?.body }).toEqual({ type, body: first.get(type)?.body });
+      expect({ type, rowReads: again.get(type)?.rowReads }).toEqual({ type, rowReads: 1 });
+    }
+    // A person's record is written by a second statement after its row and version.
+    expect(first.get('person')?.rowReads).toBe(2);
+  });
+
+  it('a change to anything a record shows is read afresh: its own row, a nested row, an embedded record', async () => {
+    const { t, own } = seeded;
+    await retrieveAll();
+    await t.dataSource.query(`UPDATE phone_numbers SET number = '0422 222 222' WHERE person_id = $1`, [own.ids.people]);
+    await t.dataSource.query(`UPDATE emails SET address = 'again@example.com' WHERE organisation_id = $1`, [
+      own.ids.organisations,
+    ]);
+    await t.dataSource.query(`UPDATE applications SET contract_number = 'C-AGAIN' WHERE id = $1`, [
+      own.ids.applications,
+    ]);
+    await t.dataSource.query(`UPDATE users SET name = 'Another Name' WHERE id = $1`, [own.user.id]);
+    await t.dataSource.query(`UPDATE leads SET title = 'Retitled' WHERE id = $1`, [own.ids.leads]);
+    const after = await retrieveAll();
+    expect(after.get('person')?.body).toMatchObject({
+      phone_numbers: { data: [expect.objectContaining({ number: '0422 222 222' })] },
+    });
+    expect(after.get('organisation')?.body).toMatchObject({
+      emails: { data: [expect.objectContaining({ address: 'again@example.com' })] },
+    });
+    expect(after.get('quote')?.body).toMatchObject({ application: { contract_number: 'C-AGAIN' } });
+    expect(after.get('user')?.body).toMatchObject({ name: 'Another Name' });
+    expect(after.get('lead')?.body).toMatchObject({ title: 'Retitled' });
   });
 });
 
