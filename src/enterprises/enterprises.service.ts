@@ -1,8 +1,7 @@
 import { ForbiddenException, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
+import { PoolReader } from '../database/pool-reader.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { presentEnterprise, type EnterpriseRecord, type EnterpriseRow } from './enterprise.presenter.js';
 
@@ -25,12 +24,13 @@ export async function findEnterpriseForUser(
 
 @Injectable()
 export class EnterprisesService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** The request path's reader: named statements, planned once per connection. */
+  constructor(private readonly db: PoolReader) {}
 
   /** The enterprises the user belongs to, newest first (unpaginated). */
   async listForUser(userId: string): Promise<EnterpriseRecord[]> {
     const rows = await selectRows<EnterpriseRow>(
-      this.dataSource,
+      this.db,
       `SELECT ${COLUMNS} FROM enterprises e JOIN memberships m ON m.enterprise_id = e.id
         WHERE m.user_id = $1 ORDER BY e.created_at DESC, e.id DESC`,
       [userId],
@@ -40,7 +40,7 @@ export class EnterprisesService {
 
   /** 404 when there is no such enterprise, 403 when the user is not a member. */
   async getForUser(id: string, userId: string): Promise<EnterpriseRecord> {
-    const row = await findEnterpriseForUser(this.dataSource, id, userId);
+    const row = await findEnterpriseForUser(this.db, id, userId);
     if (!row) throw new RecordNotFoundException('Enterprise', id);
     if (!row.member) throw new ForbiddenException({ message: ErrorMessages.forbidden });
     return presentEnterprise(row);
