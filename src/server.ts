@@ -13,7 +13,7 @@ import { serveBackups, type ControlServer } from './database/backup-control.js';
 import { type DatabaseTarget } from './database/data-source-options.js';
 import { dataSourceOptions } from './data-source.js';
 import { resolveDatabase } from './database/database-target.js';
-import { pendingMigrations, runMigrations } from './database/migration-runner.js';
+import { migrationLocksTelling, pendingMigrations, runMigrations } from './database/migration-runner.js';
 import { openDataSource } from './data-source.js';
 import { seedDemoIfEmpty } from './demo/seed-demo.js';
 import {
@@ -31,11 +31,14 @@ async function migrateOnce(config: AppConfig): Promise<void> {
   if (config.webConcurrency <= 1 || !config.migrationsRun || !config.databaseUrl) return;
   const dataSource = await openDataSource({ url: config.databaseUrl, poolMax: 1 });
   try {
-    logApplied(await runMigrations(dataSource));
+    logApplied(await runMigrations(dataSource, MIGRATION_POLICY));
   } finally {
     await dataSource.destroy();
   }
 }
+
+/** Migrations at start give way to a serving release's locks, each retry told in the log. */
+const MIGRATION_POLICY = migrationLocksTelling((line) => processLog.warn(line));
 
 /** One line naming the migrations a start applied (none: no line, as on every other start). */
 function logApplied(applied: readonly string[]): void {
@@ -66,7 +69,7 @@ async function checkKeyBeforeStart(config: AppConfig, database: DatabaseTarget):
   const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolMax: 1 }, false, 'service'));
   await dataSource.initialize();
   try {
-    if (config.migrationsRun) logApplied(await runMigrations(dataSource));
+    if (config.migrationsRun) logApplied(await runMigrations(dataSource, MIGRATION_POLICY));
     else await warnOfPendingMigrations(dataSource);
     await verifyKeyCheck(dataSource, new FieldCipher(config.encryptionKeys));
   } finally {

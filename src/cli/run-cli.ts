@@ -3,7 +3,7 @@ import { loadConfig } from '../config/app-config.js';
 import { FieldCipher } from '../crypto/field-cipher.js';
 import { verifyKeyCheck } from '../crypto/key-check.js';
 import { resolveDatabase } from '../database/database-target.js';
-import { runMigrations } from '../database/migration-runner.js';
+import { migrationLocksTelling, runMigrations } from '../database/migration-runner.js';
 import { openDataSource } from '../data-source.js';
 import { CliUsageError, type CliArguments, type CliCommand, type CliIo } from './cli-command.js';
 import { commandUsage, helpText } from './cli-help.js';
@@ -57,7 +57,10 @@ export async function runCli(
   try {
     const dataSource = await openDataSource(database);
     try {
-      const appliedMigrations = await runMigrations(dataSource);
+      const appliedMigrations = await runMigrations(
+        dataSource,
+        migrationLocksTelling((line) => io.stderr.write(`${line}\n`)),
+      );
       const cipher = new FieldCipher(config.encryptionKeys);
       if (command.checksKey !== false) await verifyKeyCheck(dataSource, cipher);
       await command.run({ config, dataSource, cipher, appliedMigrations, out, io }, args);

@@ -63,6 +63,8 @@ export interface WebhookConfig {
   readonly pollIntervalMs: number;
   /** The longest wait between two looks of an idle worker (never below pollIntervalMs). */
   readonly idlePollMaxMs: number;
+  /** The wait between two looks while no enabled endpoint exists (never below idlePollMaxMs). */
+  readonly noEndpointsPollMs: number;
   readonly concurrency: number;
   /** Endpoints of one enterprise delivered at once, across all processes. */
   readonly enterpriseConcurrency: number;
@@ -198,6 +200,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       delivery: env.WEBHOOK_DELIVERY,
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
       idlePollMaxMs: Math.max(env.WEBHOOK_POLL_INTERVAL_MS, env.WEBHOOK_IDLE_POLL_MAX_MS),
+      noEndpointsPollMs: Math.max(
+        env.WEBHOOK_POLL_INTERVAL_MS,
+        env.WEBHOOK_IDLE_POLL_MAX_MS,
+        env.WEBHOOK_NO_ENDPOINTS_POLL_MS,
+      ),
       concurrency: env.WEBHOOK_CONCURRENCY,
       enterpriseConcurrency: env.WEBHOOK_ENTERPRISE_CONCURRENCY,
       endpointsPerEnterprise: env.WEBHOOK_ENDPOINTS_PER_ENTERPRISE,

@@ -132,6 +132,12 @@ export const envSchema = z.object({
    * an endpoint created, changed or replayed here, wakes it at once.
    */
   WEBHOOK_IDLE_POLL_MAX_MS: wholeNumber(10, 600_000, 'milliseconds').default(5000),
+  /**
+   * How long a process waits between two looks while no enabled endpoint exists at all: nothing
+   * can be due, so it sends nothing until an endpoint is created, changed or replayed through it
+   * (which wakes it at once) or this wait ends.
+   */
+  WEBHOOK_NO_ENDPOINTS_POLL_MS: wholeNumber(10, 3_600_000, 'milliseconds').default(300_000),
   /** Endpoints one process delivers at the same time. */
   WEBHOOK_CONCURRENCY: positiveInt(1000).default(32),
   /**

@@ -1,6 +1,7 @@
 import './pg-types.js';
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations.js';
+import { SilentTypeOrmLogger } from './silent-typeorm-logger.js';
 import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 
 export interface DatabaseTarget {
@@ -76,6 +77,7 @@ export function databaseOptions(
     namingStrategy: new SnakeNamingStrategy(),
     uuidExtension: 'pgcrypto',
     logging: false,
+    logger: new SilentTypeOrmLogger(),
     applicationName: target.applicationName ?? 'finance-intake',
     extra: { max: target.poolMax, ...connectionLimits(role, target.lockTimeoutMs) },
   };

@@ -11,3 +11,9 @@ export function sqlStateOf(error: unknown): string | undefined {
 
 /** PostgreSQL's "undefined table": a database not migrated yet. */
 export const UNDEFINED_TABLE = '42P01';
+
+/** PostgreSQL's "lock not available": a lock_timeout ran out. */
+export const LOCK_NOT_AVAILABLE = '55P03';
+
+/** PostgreSQL's "deadlock detected": this transaction was chosen to end a deadlock. */
+export const DEADLOCK_DETECTED = '40P01';

@@ -93,6 +93,10 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   private running = false;
   /** The wait after the last look (see nextWait). */
   private idleDelayMs = 0;
+  /** The last idle look found no enabled endpoint at all (see nextWait). */
+  private noEndpoints = false;
+  /** Since the last work or wake, an idle look has found that enabled endpoints exist. */
+  private endpointsExist = false;
   private ticking: Promise<void> | undefined;
   private lastPurge = 0;
   private metrics: ServiceMetrics | undefined;
@@ -212,6 +216,8 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   wake(): void {
     if (!this.running || this.idleDelayMs === this.config.webhooks.pollIntervalMs) return;
     this.idleDelayMs = this.config.webhooks.pollIntervalMs;
+    this.noEndpoints = false;
+    this.endpointsExist = false;
     if (!this.ticking) this.schedule(0);
   }
 
@@ -254,18 +260,35 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         `DELETE FROM webhook_deliveries WHERE created_at < now() - interval '${KEEP_DELIVERIES}'`,
       );
     }
-    return endpoints.length > 0 || this.active.size > 0;
+    const working = endpoints.length > 0 || this.active.size > 0;
+    if (working) {
+      this.noEndpoints = false;
+      this.endpointsExist = false;
+    } else if (this.idleDelayMs >= this.config.webhooks.idlePollMaxMs && !this.endpointsExist) {
+      // The waits have grown to their longest: is there any endpoint at all to wait for? Asked
+      // once per idle spell while there are some, at each (rare) look while there are none.
+      const [row] = await selectRows<{ any: boolean }>(
+        this.dataSource,
+        'SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE enabled) AS any',
+      );
+      this.endpointsExist = row?.any === true;
+      this.noEndpoints = !this.endpointsExist;
+    }
+    return working;
   }
 
   /**
    * The wait before the next look: the poll interval while there is work; after a look that
    * found none, twice the last wait, up to WEBHOOK_IDLE_POLL_MAX_MS, so an idle process sends
-   * a statement every few seconds instead of ten a second.
+   * a statement every few seconds instead of ten a second; WEBHOOK_NO_ENDPOINTS_POLL_MS (5
+   * minutes) while no enabled endpoint exists at all.
    */
   private nextWait(working: boolean): number {
-    const { pollIntervalMs, idlePollMaxMs } = this.config.webhooks;
+    const { pollIntervalMs, idlePollMaxMs, noEndpointsPollMs } = this.config.webhooks;
     this.idleDelayMs = nextIdleWait(this.idleDelayMs, working, pollIntervalMs, idlePollMaxMs);
-    return this.idleDelayMs;
+    // No enabled endpoint anywhere: nothing can come due, and creating one wakes the process
+    // that created it (and the next look of every other one finds it).
+    return this.noEndpoints && !working ? noEndpointsPollMs : this.idleDelayMs;
   }
 
   private schedule(delayMs: number): void {

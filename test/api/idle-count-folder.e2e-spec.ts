@@ -6,11 +6,13 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 describe('the row-count folder of an idle process', () => {
-  it('folds every second while it finds deltas, and doubles its wait up to 30 s while it finds none', () => {
+  it('folds every second while it finds deltas, and doubles its wait up to 5 minutes while it finds none', () => {
     expect(nextFoldWait(FOLD_INTERVAL_MS, 3)).toBe(FOLD_INTERVAL_MS);
     expect(nextFoldWait(8_000, 1)).toBe(FOLD_INTERVAL_MS);
     expect(nextFoldWait(FOLD_INTERVAL_MS, 0)).toBe(2_000);
-    expect(nextFoldWait(16_000, 0)).toBe(IDLE_FOLD_INTERVAL_MS);
+    expect(nextFoldWait(16_000, 0)).toBe(32_000);
+    expect(nextFoldWait(256_000, 0)).toBe(IDLE_FOLD_INTERVAL_MS);
+    expect(IDLE_FOLD_INTERVAL_MS).toBe(300_000);
     expect(nextFoldWait(IDLE_FOLD_INTERVAL_MS, 0)).toBe(IDLE_FOLD_INTERVAL_MS);
   });
 

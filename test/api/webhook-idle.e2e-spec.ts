@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
+import { withStatements } from '../helpers/statements.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createLead, enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -54,6 +55,48 @@ describe('an idle delivery worker', () => {
         5000,
       );
       expect(Date.now() - sent).toBeLessThan(IDLE_MAX_MS);
+      expect(looks.mock.calls.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      looks.mockRestore();
+    }
+  });
+});
+
+describe('a delivery worker while no endpoint exists at all', () => {
+  let t: TestApp;
+  let worker: WebhookDeliveryWorker;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: String(POLL_MS),
+      WEBHOOK_IDLE_POLL_MAX_MS: '160',
+    });
+    worker = t.app.get(WebhookDeliveryWorker);
+  });
+  afterAll(async () => {
+    await worker.stop();
+    await receiver.stop();
+    await t.close();
+  });
+
+  it('sends no statement on a timer once its waits have grown, and an endpoint created through the process wakes it', async () => {
+    worker.start();
+    await sleep(1500); // 20, 40, 80, 160 ms, then the look that finds no endpoint at all
+    const { sql } = await withStatements(t.dataSource, () => sleep(2000));
+    // With a look every 160 ms there would be a dozen claims in these 2 s.
+    expect(sql.filter((statement) => /webhook_endpoints/.test(statement))).toEqual([]);
+
+    const looks = jest.spyOn(worker, 'tick');
+    try {
+      const url = `${await receiver.start()}/hooks`;
+      const { headers } = await enterpriseWithEndpoint(t, { url });
+      await createLead(t, headers, 'After the long sleep');
+      await receiver.waitFor(
+        () => receiver.received.some((request) => request.body.includes('After the long sleep')),
+        5000,
+      );
       expect(looks.mock.calls.length).toBeGreaterThanOrEqual(1);
     } finally {
       looks.mockRestore();

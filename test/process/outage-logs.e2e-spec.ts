@@ -37,6 +37,7 @@ describe('a quiet log while the database is down', () => {
       LOG_LEVEL: 'info',
       WEBHOOK_POLL_INTERVAL_MS: '20',
       WEBHOOK_IDLE_POLL_MAX_MS: '20',
+      WEBHOOK_NO_ENDPOINTS_POLL_MS: '20',
     });
   });
   afterAll(async () => {

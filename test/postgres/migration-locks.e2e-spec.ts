@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { databaseOptions } from '../../src/database/data-source-options.js';
+import { runMigrations } from '../../src/database/migration-runner.js';
+import { MIGRATIONS } from '../../src/database/migrations.js';
+import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+/** A release's next migration: a column on a table the serving release reads. */
+class AddLeadNote1999999999999 implements MigrationInterface {
+  name = 'AddLeadNote1999999999999';
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE leads ADD COLUMN upgrade_note text');
+  }
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE leads DROP COLUMN upgrade_note');
+  }
+}
+
+const HELD_MS = 2_000;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * An upgrade while the previous release serves: a migration that needs a lock a long reader
+ * holds gives way after its lock timeout and tries again, so the statements that come after it
+ * on that table are not queued behind it for as long as the reader lasts; it ends applied.
+ */
+describe('migrations give way to the locks of a serving release', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  const clients: pg.Client[] = [];
+
+  const client = async (): Promise<pg.Client> => {
+    const c = new pg.Client({ connectionString: database.url });
+    await c.connect();
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    database = await acquireTestDatabase();
+    dataSource = new DataSource({
+      ...databaseOptions(database, [], false, 'operator'),
+      migrations: [...MIGRATIONS, AddLeadNote1999999999999],
+    });
+    await dataSource.initialize();
+  });
+  afterAll(async () => {
+    for (const c of clients) await c.end().catch(() => undefined);
+    await dataSource?.destroy();
+    await database?.release();
+  });
+
+  it('waits a bounded time per try, retries, keeps later readers moving, and ends applied', async () => {
+    const holder = await client();
+    await holder.query('BEGIN');
+    await holder.query('SELECT count(*) FROM leads'); // a long read: ACCESS SHARE on leads until COMMIT
+    const retries: number[] = [];
+    const started = Date.now();
+    const migrating = runMigrations(dataSource, {
+      lockTimeoutMs: 200,
+      attempts: 12,
+      onRetry: (attempt) => retries.push(attempt),
+    });
+    const released = sleep(HELD_MS).then(() => holder.query('COMMIT'));
+
+    // Readers arriving while the migration waits: each queued behind it at most one lock timeout.
+    const reader = await client();
+    const waits: number[] = [];
+    while (Date.now() - started < HELD_MS - 300) {
+      const asked = Date.now();
+      await reader.query('SELECT count(*) FROM leads');
+      waits.push(Date.now() - asked);
+      await sleep(50);
+    }
+    await released;
+    expect(await migrating).toEqual(['AddLeadNote1999999999999']);
+
+    expect(waits.length).toBeGreaterThan(3);
+    // Without the bound a reader behind the waiting ALTER waits until the long read ends (~2 s).
+    expect(Math.max(...waits)).toBeLessThan(1_000);
+    expect(retries.length).toBeGreaterThanOrEqual(2);
+    const [column] = (
+      await reader.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'leads' AND column_name = 'upgrade_note'`,
+      )
+    ).rows;
+    expect(column?.n).toBe(1);
+    // The bound was the migration's own: the session gave it back.
+    const [setting] = await dataSource.query<{ lock_timeout: string }[]>('SHOW lock_timeout');
+    expect(setting?.lock_timeout).toBe('0');
+  });
+
+  it('gives up after its attempts with the lock error, leaving nothing half applied', async () => {
+    await dataSource.undoLastMigration({ transaction: 'each' });
+    const holder = await client();
+    await holder.query('BEGIN');
+    await holder.query('SELECT count(*) FROM leads');
+    try {
+      await expect(runMigrations(dataSource, { lockTimeoutMs: 100, attempts: 2 })).rejects.toMatchObject({
+        driverError: { code: '55P03' },
+      });
+    } finally {
+      await holder.query('COMMIT');
+    }
+    const rows = await dataSource.query<{ name: string }[]>(
+      `SELECT name FROM typeorm_migrations WHERE name = 'AddLeadNote1999999999999'`,
+    );
+    expect(rows).toEqual([]);
+    expect(await runMigrations(dataSource)).toEqual(['AddLeadNote1999999999999']);
+  });
+});
