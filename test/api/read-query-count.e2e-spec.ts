@@ -83,13 +83,15 @@ describe('a list page costs a fixed number of queries (no N+1)', () => {
   const recordId = (path: string, n: number) =>
     ((doc[path] ?? []) as { id: string; enterprise_id: string }[]).filter((r) => r.enterprise_id === BIG)[n]?.id ?? '';
 
-  it.each(PAGED_SECTIONS)('a retrieve of /%s costs a fixed number of queries', async (path) => {
+  // The first read presents the record; a read of the same version after it (v2 after v1 here)
+  // finds it kept (RECORD_CACHE_MB) and reads its row and version only.
+  it.each(PAGED_SECTIONS)('a retrieve of /%s costs a fixed number of queries, one once presented', async (path) => {
     for (const version of ['v1', 'v2'] as const) {
       const { sql } = await queriesOf(version, `/${path}/${recordId(path, 0)}`, BIG);
       const plain = await queriesOf(version, `/${path}/${recordId(path, 1)}`, BIG);
       expect(sql).toHaveLength(plain.sql.length);
       const pinned = PINNED[path];
-      if (pinned) expect(onResources(sql)).toHaveLength(pinned.retrieve);
+      if (pinned) expect(onResources(sql)).toHaveLength(version === 'v1' ? pinned.retrieve : 1);
     }
   });
 
