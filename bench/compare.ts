@@ -9,13 +9,13 @@ import { runLoad, type LoadResult } from './lib/load.js';
 import { startFlagsOf, startServer, type RunningServer } from './lib/processes.js';
 import {
   APP_KEY,
+  benchServiceEnv,
   checkScenario,
   login,
   merge,
   sampleIds,
   scenarios,
   selected,
-  WEBHOOK_SECRET,
   type Scenario,
 } from './lib/scenarios.js';
 
@@ -195,14 +195,7 @@ async function main(): Promise<void> {
   if (!key) throw new Error('bench APP_KEY is malformed');
   process.stderr.write('Preparing the bench database...\n');
   const data = await prepareBenchDatabase(DATABASE_URL, new FieldCipher([key]));
-  const env = {
-    DATABASE_URL: data.url,
-    APP_KEY,
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
-    SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
-  };
+  const env = benchServiceEnv(data.url);
   const thisMain = join(ROOT, 'dist/src/main.js');
   const refMain = join(refDir, 'dist/src/main.js');
   const started: RunningServer[] = [];

@@ -33,6 +33,7 @@ import { BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-da
 import { runLoad, type LoadResult } from './lib/load.js';
 import { cpuProfileFlags, startScriptNodeFlags, startServer, type RunningServer } from './lib/processes.js';
 import { queryOn, ReplicaPair } from './lib/replica-pair.js';
+import { benchServiceEnv } from './lib/scenarios.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -76,11 +77,7 @@ function scenarios(data: BenchData): Scenario[] {
 
 async function startInstances(data: BenchData, replicaUrl: string | undefined): Promise<RunningServer[]> {
   const env = {
-    DATABASE_URL: data.url,
-    APP_KEY,
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    LOG_LEVEL: 'warn',
-    MIGRATIONS_RUN: 'false',
+    ...benchServiceEnv(data.url, APP_KEY),
     ...(replicaUrl ? { DATABASE_REPLICA_URLS: replicaUrl } : {}),
     ...(REDIS_URL ? { REDIS_URL } : {}),
   };

@@ -11,6 +11,7 @@ import { prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import {
   APP_KEY,
+  benchServiceEnv,
   CONNECTIONS,
   checkScenario,
   login,
@@ -18,7 +19,6 @@ import {
   sampleIds,
   scenarios,
   selected,
-  WEBHOOK_SECRET,
   type SampleIds,
   type Scenario,
 } from './lib/scenarios.js';
@@ -269,12 +269,7 @@ async function serviceRun(data: BenchData, ids: SampleIds, name: TargetName): Pr
     target,
     main,
     {
-      DATABASE_URL: data.url,
-      APP_KEY,
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      LOG_LEVEL: 'warn',
-      MIGRATIONS_RUN: 'false',
-      SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
+      ...benchServiceEnv(data.url),
       ...(redis ? { REDIS_URL } : {}),
       ...(pageCache ? {} : { PAGE_CACHE_MB: '0', RECORD_CACHE_MB: '0' }),
       ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),

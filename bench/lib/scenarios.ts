@@ -14,6 +14,21 @@ export const WEBHOOK_SECRET = 'bench-webhook-secret';
 /** The bench services' APP_KEY. */
 export const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
 
+/**
+ * What every bench service starts with: the bench database (migrated by the bench), its key, a
+ * rate limit no scenario reaches, warnings only in its log, provider A's webhook secret.
+ */
+export function benchServiceEnv(databaseUrl: string, appKey = APP_KEY): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    APP_KEY: appKey,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'warn',
+    MIGRATIONS_RUN: 'false',
+    SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
+  };
+}
+
 export type Scenario = {
   name: string;
   baseline?: boolean;

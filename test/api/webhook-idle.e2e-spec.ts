@@ -9,29 +9,33 @@ const POLL_MS = 20;
 const IDLE_MAX_MS = 640;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-describe('an idle delivery worker', () => {
-  let t: TestApp;
-  let worker: WebhookDeliveryWorker;
+/** An application whose worker polls every POLL_MS at first and at most every `idleMaxMs` when idle. */
+function idleWorkerApp(idleMaxMs: number) {
+  const parts = { t: undefined as unknown as TestApp, worker: undefined as unknown as WebhookDeliveryWorker };
   const receiver = new WebhookReceiver();
-
   beforeAll(async () => {
-    t = await createTestApp({
+    parts.t = await createTestApp({
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_POLL_INTERVAL_MS: String(POLL_MS),
-      WEBHOOK_IDLE_POLL_MAX_MS: String(IDLE_MAX_MS),
+      WEBHOOK_IDLE_POLL_MAX_MS: String(idleMaxMs),
     });
-    worker = t.app.get(WebhookDeliveryWorker);
+    parts.worker = parts.t.app.get(WebhookDeliveryWorker);
   });
   afterAll(async () => {
-    await worker.stop();
+    await parts.worker.stop();
     await receiver.stop();
-    await t.close();
+    await parts.t.close();
   });
+  return { parts, receiver };
+}
+
+describe('an idle delivery worker', () => {
+  const { parts, receiver } = idleWorkerApp(IDLE_MAX_MS);
 
   it('looks less and less often while it finds nothing, up to WEBHOOK_IDLE_POLL_MAX_MS between looks', async () => {
-    const looks = jest.spyOn(worker, 'tick');
+    const looks = jest.spyOn(parts.worker, 'tick');
     try {
-      worker.start();
+      parts.worker.start();
       await sleep(3000);
       // 20, 40, 80, 160, 320, 640, 640, 640 ... ms: about 8 looks in 3 s, where a fixed poll
       // interval made 150.
@@ -44,12 +48,12 @@ describe('an idle delivery worker', () => {
 
   it('looks at once after a write it answered, and delivers its change without waiting out the idle wait', async () => {
     const url = `${await receiver.start()}/hooks`;
-    const { headers } = await enterpriseWithEndpoint(t, { url });
+    const { headers } = await enterpriseWithEndpoint(parts.t, { url });
     await sleep(3 * IDLE_MAX_MS); // idle again, at the longest wait
-    const looks = jest.spyOn(worker, 'tick');
+    const looks = jest.spyOn(parts.worker, 'tick');
     try {
       const sent = Date.now();
-      await createLead(t, headers, 'Wakes the worker');
+      await createLead(parts.t, headers, 'Wakes the worker');
       await receiver.waitFor(
         () => receiver.received.some((request) => request.body.includes('Wakes the worker')),
         5000,
@@ -63,36 +67,20 @@ describe('an idle delivery worker', () => {
 });
 
 describe('a delivery worker while no endpoint exists at all', () => {
-  let t: TestApp;
-  let worker: WebhookDeliveryWorker;
-  const receiver = new WebhookReceiver();
-
-  beforeAll(async () => {
-    t = await createTestApp({
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: String(POLL_MS),
-      WEBHOOK_IDLE_POLL_MAX_MS: '160',
-    });
-    worker = t.app.get(WebhookDeliveryWorker);
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await receiver.stop();
-    await t.close();
-  });
+  const { parts, receiver } = idleWorkerApp(160);
 
   it('sends no statement on a timer once its waits have grown, and an endpoint created through the process wakes it', async () => {
-    worker.start();
+    parts.worker.start();
     await sleep(1500); // 20, 40, 80, 160 ms, then the look that finds no endpoint at all
-    const { sql } = await withStatements(t.dataSource, () => sleep(2000));
+    const { sql } = await withStatements(parts.t.dataSource, () => sleep(2000));
     // With a look every 160 ms there would be a dozen claims in these 2 s.
     expect(sql.filter((statement) => /webhook_endpoints/.test(statement))).toEqual([]);
 
-    const looks = jest.spyOn(worker, 'tick');
+    const looks = jest.spyOn(parts.worker, 'tick');
     try {
       const url = `${await receiver.start()}/hooks`;
-      const { headers } = await enterpriseWithEndpoint(t, { url });
-      await createLead(t, headers, 'After the long sleep');
+      const { headers } = await enterpriseWithEndpoint(parts.t, { url });
+      await createLead(parts.t, headers, 'After the long sleep');
       await receiver.waitFor(
         () => receiver.received.some((request) => request.body.includes('After the long sleep')),
         5000,
