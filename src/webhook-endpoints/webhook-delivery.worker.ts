@@ -93,10 +93,11 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   private running = false;
   /** The wait after the last look (see nextWait). */
   private idleDelayMs = 0;
-  /** The last idle look found no enabled endpoint at all (see nextWait). */
-  private noEndpoints = false;
-  /** Since the last work or wake, an idle look has found that enabled endpoints exist. */
-  private endpointsExist = false;
+  /**
+   * What the idle looks since the last work or wake found of enabled endpoints: not asked yet,
+   * some (not asked again this idle spell), or none at all (see nextWait).
+   */
+  private endpoints: 'unknown' | 'some' | 'none' = 'unknown';
   private ticking: Promise<void> | undefined;
   private lastPurge = 0;
   private metrics: ServiceMetrics | undefined;
@@ -216,8 +217,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   wake(): void {
     if (!this.running || this.idleDelayMs === this.config.webhooks.pollIntervalMs) return;
     this.idleDelayMs = this.config.webhooks.pollIntervalMs;
-    this.noEndpoints = false;
-    this.endpointsExist = false;
+    this.endpoints = 'unknown';
     if (!this.ticking) this.schedule(0);
   }
 
@@ -262,17 +262,15 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     }
     const working = endpoints.length > 0 || this.active.size > 0;
     if (working) {
-      this.noEndpoints = false;
-      this.endpointsExist = false;
-    } else if (this.idleDelayMs >= this.config.webhooks.idlePollMaxMs && !this.endpointsExist) {
+      this.endpoints = 'unknown';
+    } else if (this.idleDelayMs >= this.config.webhooks.idlePollMaxMs && this.endpoints !== 'some') {
       // The waits have grown to their longest: is there any endpoint at all to wait for? Asked
       // once per idle spell while there are some, at each (rare) look while there are none.
       const [row] = await selectRows<{ any: boolean }>(
         this.dataSource,
         'SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE enabled) AS any',
       );
-      this.endpointsExist = row?.any === true;
-      this.noEndpoints = !this.endpointsExist;
+      this.endpoints = row?.any === true ? 'some' : 'none';
     }
     return working;
   }
@@ -288,7 +286,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
     this.idleDelayMs = nextIdleWait(this.idleDelayMs, working, pollIntervalMs, idlePollMaxMs);
     // No enabled endpoint anywhere: nothing can come due, and creating one wakes the process
     // that created it (and the next look of every other one finds it).
-    return this.noEndpoints && !working ? noEndpointsPollMs : this.idleDelayMs;
+    return this.endpoints === 'none' && !working ? noEndpointsPollMs : this.idleDelayMs;
   }
 
   private schedule(delayMs: number): void {

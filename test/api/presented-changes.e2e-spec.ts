@@ -64,7 +64,7 @@ async function seededApp(env: Record<string, string> = {}) {
       });
     }
   };
-  return { t, own, token, feedPage, expectEachRecordCurrent };
+  return { t, own, read, feedPage, expectEachRecordCurrent };
 }
 
 describe('change feed records presented once per change (RECORD_CACHE_MB)', () => {
@@ -138,7 +138,9 @@ describe('retrieves presented once per version (RECORD_CACHE_MB)', () => {
     const answers = new Map<string, { body: unknown; rowReads: number }>();
     for (const type of CHANGE_TYPES) {
       const path = resourceOfType(type).path;
-      const { result, sql } = await withStatements(seeded.t.dataSource, () => seededRead(`${path}/${ids[path]}`));
+      const { result, sql } = await withStatements(seeded.t.dataSource, () =>
+        seeded.read('v2', `${path}/${ids[path]}`),
+      );
       expect({ type, status: result.status }).toEqual({ type, status: 200 });
       answers.set(type, {
         body: (result.body as { data: unknown }).data,
@@ -146,14 +148,6 @@ describe('retrieves presented once per version (RECORD_CACHE_MB)', () => {
       });
     }
     return answers;
-  };
-  const seededRead = async (path: string) => {
-    const res = await seeded.t.app.inject({
-      method: 'GET',
-      url: `/api/v2/${path}`,
-      headers: apiHeaders('v2', seeded.token, seeded.own.enterpriseId),
-    });
-    return { status: res.statusCode, body: res.json<unknown>() };
   };
 
   it('a record read again reads its row and version only, and answers the same record', async () => {

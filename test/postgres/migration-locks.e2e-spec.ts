@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { databaseOptions } from '../../src/database/data-source-options.js';
-import { runMigrations } from '../../src/database/migration-runner.js';
+import { migrationLocksTelling, runMigrations } from '../../src/database/migration-runner.js';
 import { MIGRATIONS } from '../../src/database/migrations.js';
 import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -55,12 +55,11 @@ describe('migrations give way to the locks of a serving release', () => {
     const holder = await client();
     await holder.query('BEGIN');
     await holder.query('SELECT count(*) FROM leads'); // a long read: ACCESS SHARE on leads until COMMIT
-    const retries: number[] = [];
+    const retries: string[] = [];
     const started = Date.now();
     const migrating = runMigrations(dataSource, {
+      ...migrationLocksTelling((line) => retries.push(line)),
       lockTimeoutMs: 200,
-      attempts: 12,
-      onRetry: (attempt) => retries.push(attempt),
     });
     const released = sleep(HELD_MS).then(() => holder.query('COMMIT'));
 
@@ -80,6 +79,11 @@ describe('migrations give way to the locks of a serving release', () => {
     // Without the bound a reader behind the waiting ALTER waits until the long read ends (~2 s).
     expect(Math.max(...waits)).toBeLessThan(1_000);
     expect(retries.length).toBeGreaterThanOrEqual(2);
+    // Told in the project's words: no statement, no table, no parameter.
+    expect(retries[0]).toMatch(
+      /^A migration waited \d+ ms for a lock the service holds and gave way \(attempt 1 of 12\)/,
+    );
+    expect(retries.join('\n')).not.toMatch(/leads|ALTER|upgrade_note/);
     const [column] = (
       await reader.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'leads' AND column_name = 'upgrade_note'`,
@@ -96,11 +100,15 @@ describe('migrations give way to the locks of a serving release', () => {
     const holder = await client();
     await holder.query('BEGIN');
     await holder.query('SELECT count(*) FROM leads');
+    // TypeORM's own logger prints nothing: no plain-text line among a service's JSON lines.
+    const printed = jest.spyOn(console, 'log');
     try {
       await expect(runMigrations(dataSource, { lockTimeoutMs: 100, attempts: 2 })).rejects.toMatchObject({
         driverError: { code: '55P03' },
       });
+      expect(printed).not.toHaveBeenCalled();
     } finally {
+      printed.mockRestore();
       await holder.query('COMMIT');
     }
     const rows = await dataSource.query<{ name: string }[]>(
