@@ -79,6 +79,24 @@ export class ReplicaPair {
     return pair;
   }
 
+  /**
+   * The primary alone: the replica's folder (`replicaDir`) and port are left to a standby the
+   * caller runs itself (the replica entrypoint's test).
+   */
+  static async startPrimary(
+    extraSettings: readonly string[] = [],
+    pickPort: () => Promise<number> = freePort,
+  ): Promise<ReplicaPair> {
+    const pair = new ReplicaPair(...(await ReplicaPair.places(pickPort)));
+    try {
+      await pair.initPrimary(extraSettings);
+    } catch (error) {
+      await pair.stop();
+      throw error;
+    }
+    return pair;
+  }
+
   /** A data folder and two ports; `pickPort` as the caller picks free ports (a test suite's own way). */
   protected static async places(
     pickPort: () => Promise<number> = freePort,
@@ -111,7 +129,17 @@ export class ReplicaPair {
     return join(this.dir, 'primary');
   }
 
-  protected get replicaDir(): string {
+  /** The temporary folder of both servers (their sockets live there). */
+  get folder(): string {
+    return this.dir;
+  }
+
+  /** The OS user the servers run as (postgres when the tests run as root). */
+  get serverUser(): { uid: number; gid: number } | undefined {
+    return this.user;
+  }
+
+  get replicaDir(): string {
     return join(this.dir, 'replica');
   }
 

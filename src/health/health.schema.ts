@@ -33,6 +33,13 @@ export class ReplicaHealthSchema implements ReplicaHealth {
     description: 'Milliseconds behind the primary at the last probe; null while unknown',
   })
   lag_ms!: number | null;
+  @ApiProperty({
+    type: 'boolean',
+    description:
+      'Its WAL receiver is connected to the primary (at two probes in a row). False on a reachable replica: it ' +
+      'fell off and answers from an ever older state (reads go to the primary); it needs cloning again',
+  })
+  receiving!: boolean;
   @ApiProperty({ type: 'integer', description: 'Read statements of requests it answered since the process started' })
   reads!: number;
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RateLimitStorage, type RedisState } from '../common/rate-limit/rate-limit.storage.js';
 import { EXPECTED_MIGRATIONS } from '../database/migration-runner.js';
+import { PREPARED_STATEMENTS_LOST, PreparedStatementsCheck } from '../database/prepared-statements-check.js';
 import { ReplicaSet } from '../database/replicas/replica-set.js';
 import { ReadRouter } from '../database/replicas/read-router.js';
 import { sqlStateOf, UNDEFINED_TABLE } from '../database/sql-state.js';
@@ -33,6 +34,8 @@ export interface ReplicaHealth {
   serving: boolean;
   /** Milliseconds behind the primary at the last probe; null while unknown. */
   lag_ms: number | null;
+  /** Its WAL receiver is connected to the primary; false on a reachable standby means it fell off. */
+  receiving: boolean;
   /** Read statements of requests it answered since this process started. */
   reads: number;
 }
@@ -46,6 +49,7 @@ export class HealthService {
     private readonly rateLimits: RateLimitStorage,
     private readonly replicas: ReplicaSet,
     private readonly router: ReadRouter,
+    private readonly preparedStatements: PreparedStatementsCheck,
   ) {}
 
   async report(): Promise<HealthReport> {
@@ -57,8 +61,10 @@ export class HealthService {
   }
 
   /**
-   * Ready to serve: the database answers and every migration of this release is applied. Redis
-   * is reported but never makes it unready: the in-process windows serve while it is down.
+   * Ready to serve: the database answers, every migration of this release is applied, and the
+   * connections keep the request path's named statements (a pooler that loses them fails every
+   * read while `SELECT 1` answers). Redis is reported but never makes it unready: the in-process
+   * windows serve while it is down.
    */
   async readiness(): Promise<ReadinessReport> {
     const redis = this.redisPart(this.rateLimits.redisState);
@@ -78,6 +84,15 @@ export class HealthService {
         message: `${pending.length} database migration(s) not applied yet.`,
       };
     }
+    if ((await this.preparedStatements.result()) === 'lost') {
+      return {
+        status: 'unavailable',
+        database: 'up',
+        migrations: 'applied',
+        ...redis,
+        message: PREPARED_STATEMENTS_LOST,
+      };
+    }
     return { status: 'ok', database: 'up', migrations: 'applied', ...redis, ...this.replicaPart() };
   }
 
@@ -89,6 +104,7 @@ export class HealthService {
         reachable: replica.reachable,
         serving: replica.serving,
         lag_ms: replica.lagMs ?? null,
+        receiving: replica.receiving,
         reads: replica.reads,
       })),
       primary_reads: this.router.primaryReads,

@@ -301,6 +301,7 @@ describe('read replicas', () => {
         reachable: true,
         serving: true,
         lag_ms: expect.any(Number),
+        receiving: true,
         reads: expect.any(Number),
       },
     ]);

@@ -9,6 +9,8 @@ import { PrimaryPositions } from './replica-lag.js';
 /** A probe that takes longer than this counts as the replica being unreachable. */
 const PROBE_TIMEOUT_MS = 1_000;
 const FAULT_LOG_INTERVAL_MS = 30_000;
+/** A standby without a WAL receiver for this long has fallen off rather than reconnecting. */
+const FALLEN_OFF_AFTER_MS = 10_000;
 
 /** What /health/ready and the metrics say of one replica. */
 export interface ReplicaStatus {
@@ -19,6 +21,11 @@ export interface ReplicaStatus {
   readonly lagMs: number | undefined;
   /** Whether reads go to it now (reachable, a standby, within the lag bound). */
   readonly serving: boolean;
+  /**
+   * Whether its WAL receiver is connected to the primary (seen at two probes in a row). A
+   * reachable standby that is not receiving has fallen off: it answers from an ever older state.
+   */
+  readonly receiving: boolean;
   /** Reads of requests it served since the process started. */
   readonly reads: number;
 }
@@ -31,6 +38,11 @@ export class Replica {
   replayed: Lsn = 0n;
   lagMs: number | undefined;
   reads = 0;
+  /** The WAL receiver was there at this probe and the one before (a receiver that keeps failing lives for milliseconds). */
+  receiving = false;
+  private receiverSeen = false;
+  /** Since when a reachable standby has had no WAL receiver; undefined while it has one. */
+  notReceivingSince: number | undefined;
   private lastFaultLog = 0;
 
   constructor(
@@ -38,17 +50,49 @@ export class Replica {
     readonly pool: pg.Pool,
   ) {}
 
-  /** Reads its replay position now (the probe, or a read-your-writes check). */
+  /** Reads its replay position now (a read that needs a newer position than the last probe's). */
   async readReplayed(): Promise<Lsn> {
     const result = await withTimeout(
       this.pool.query<{ lsn: string | null; standby: boolean }>(
         'SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS standby',
       ),
     );
+    return this.noteReplay(result.rows[0]);
+  }
+
+  /** The probe: its replay position, and whether its WAL receiver runs. */
+  async probe(): Promise<Lsn> {
+    const result = await withTimeout(
+      this.pool.query<{ lsn: string | null; standby: boolean; receiver: boolean }>(
+        // Any role sees whether the receiver runs (its pid); its details need pg_read_all_stats.
+        'SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS standby, ' +
+          'EXISTS (SELECT 1 FROM pg_stat_wal_receiver) AS receiver',
+      ),
+    );
     const row = result.rows[0];
+    const replayed = this.noteReplay(row);
+    this.noteReceiver(row?.receiver === true, Date.now());
+    return replayed;
+  }
+
+  private noteReplay(row: { lsn: string | null; standby: boolean } | undefined): Lsn {
     this.standby = row?.standby === true;
     if (row?.lsn) this.replayed = parseLsn(row.lsn);
     return this.replayed;
+  }
+
+  /** Unreachable: nothing is known of its receiver until it answers again. */
+  lostFromView(): void {
+    this.receiving = false;
+    this.receiverSeen = false;
+    this.notReceivingSince = undefined;
+  }
+
+  private noteReceiver(seen: boolean, now: number): void {
+    this.receiving = seen && this.receiverSeen;
+    this.receiverSeen = seen;
+    if (this.receiving || !this.standby) this.notReceivingSince = undefined;
+    else this.notReceivingSince ??= now;
   }
 
   shouldLogFault(now: number): boolean {
@@ -125,6 +169,7 @@ export class ReplicaSet implements OnApplicationBootstrap, OnApplicationShutdown
   /** A replica whose statement failed for the server's sake is skipped until a probe finds it well. */
   markUnreachable(replica: Replica, error: unknown): void {
     replica.reachable = false;
+    replica.lostFromView();
     this.logFault(replica, error);
   }
 
@@ -134,6 +179,7 @@ export class ReplicaSet implements OnApplicationBootstrap, OnApplicationShutdown
       reachable: replica.reachable,
       lagMs: replica.lagMs,
       serving: this.isServing(replica),
+      receiving: replica.receiving,
       reads: replica.reads,
     }));
   }
@@ -164,15 +210,27 @@ export class ReplicaSet implements OnApplicationBootstrap, OnApplicationShutdown
     await Promise.all(
       this.replicas.map(async (replica) => {
         try {
-          const replayed = await replica.readReplayed();
+          const replayed = await replica.probe();
           if (!replica.reachable)
             this.logger.log(`replica ${replica.name} answers again; it serves reads once caught up`);
           replica.reachable = true;
           replica.lagMs = this.primary.lagMs(replayed, Date.now());
+          this.reportFallenOff(replica);
         } catch (error) {
           this.markUnreachable(replica, error);
         }
       }),
+    );
+  }
+
+  /** A standby that answers but has received no WAL for a while is told, once per fault interval. */
+  private reportFallenOff(replica: Replica): void {
+    const since = replica.notReceivingSince;
+    const now = Date.now();
+    if (since === undefined || now - since < FALLEN_OFF_AFTER_MS || !replica.shouldLogFault(now)) return;
+    this.logger.warn(
+      `replica ${replica.name} answers but has received no WAL from the primary for ${Math.round((now - since) / 1000)} s; ` +
+        'reads go to the primary while it is behind (see the scaling guide: a replica that fell off is cloned again)',
     );
   }
 
