@@ -17,3 +17,6 @@ export const LOCK_NOT_AVAILABLE = '55P03';
 
 /** PostgreSQL's "deadlock detected": this transaction was chosen to end a deadlock. */
 export const DEADLOCK_DETECTED = '40P01';
+
+/** PostgreSQL's "invalid SQL statement name": a named statement this server connection never prepared. */
+export const INVALID_SQL_STATEMENT_NAME = '26000';

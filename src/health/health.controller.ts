@@ -50,8 +50,9 @@ export class HealthController {
   @Operation(
     'readiness',
     'Readiness probe',
-    'Whether this instance should receive traffic: the database answers within 2 s and every migration of this ' +
-      'release is applied. Redis, when configured, is reported; while it is down the in-process rate-limit ' +
+    'Whether this instance should receive traffic: the database answers within 2 s, every migration of this ' +
+      'release is applied, and the database connections keep prepared statements between transactions (checked ' +
+      'once; a pooler in transaction mode that loses them fails every read). Redis, when configured, is reported; while it is down the in-process rate-limit ' +
       'store serves, so it does not make the instance unready.',
   )
   @ApiExtension('x-no-client-errors', true)
@@ -63,7 +64,9 @@ export class HealthController {
   @ApiResponse({
     status: 503,
     type: ReadinessSchema,
-    description: 'Not ready: the database does not answer within 2 s, or a migration is pending.',
+    description:
+      'Not ready: the database does not answer within 2 s, a migration is pending, or the connections lose ' +
+      'prepared statements between transactions (start with DATABASE_PREPARED_STATEMENTS=false).',
   })
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadinessReport> {
     const report = await this.health.readiness();

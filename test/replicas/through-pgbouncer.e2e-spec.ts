@@ -127,4 +127,41 @@ describe('primary and replica through PgBouncer in transaction mode', () => {
     });
     expect(cursor.statusCode).toBe(200);
   });
+
+  describe('readiness runs a named statement as the request path does', () => {
+    async function readinessWith(
+      url: string,
+      prepared: boolean,
+    ): Promise<{ status: number; body: Record<string, unknown> }> {
+      const config = loadConfig({
+        DATABASE_URL: url,
+        DATABASE_PREPARED_STATEMENTS: String(prepared),
+        DATABASE_POOL_MAX: '4',
+        APP_KEY: TEST_APP_KEY,
+        LOG_LEVEL: 'silent',
+      });
+      const other = await createApp(config, { url, poolMax: 4 });
+      try {
+        const res = await other.inject({ method: 'GET', url: '/health/ready' });
+        return { status: res.statusCode, body: res.json() };
+      } finally {
+        await other.close();
+      }
+    }
+
+    it('is not ready when the pooler loses named statements between transactions, saying what to set', async () => {
+      // PgBouncer 1.18 keeps no prepared statements in transaction mode; `SELECT 1` still answers.
+      const { status, body } = await readinessWith(cluster.bouncerPrimaryUrl, true);
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ status: 'unavailable', database: 'up', migrations: 'applied' });
+      expect(body.message).toContain('DATABASE_PREPARED_STATEMENTS=false');
+    });
+
+    it('is ready through the pooler without named statements, and straight to the server with them', async () => {
+      expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+      const direct = await readinessWith(cluster.primaryUrl, true);
+      expect(direct.status).toBe(200);
+      expect(direct.body).toMatchObject({ status: 'ok', database: 'up', migrations: 'applied' });
+    });
+  });
 });
