@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 
 # Build stage: every dependency (the TypeScript compiler among them); only dist/ leaves it.
-FROM node:24-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -12,7 +12,7 @@ COPY migrations ./migrations
 RUN npm run build
 
 # Runtime stage: production dependencies and the compiled code, nothing else.
-FROM node:24-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
@@ -10,6 +10,9 @@ const read = (path: string) => readFileSync(resolve(ROOT, path), 'utf8');
 
 interface ComposeService {
   image?: string;
+  pull_policy?: string;
+  logging?: { driver: string; options: Record<string, string> };
+  deploy?: { resources?: { limits?: { cpus?: string; memory?: string } } };
   build?: string | { context: string; dockerfile: string };
   command?: string[];
   entrypoint?: string[];
@@ -22,7 +25,11 @@ interface ComposeService {
 
 /** A compose URL with its ${...} placeholders filled, so it parses as a URL. */
 function url(value: unknown): URL {
-  return new URL(String(value).replace(/\$\{[^}]*\}/g, 'secret'));
+  return new URL(
+    String(value)
+      .replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')
+      .replace(/\$\{[^}]*\}/g, 'secret'),
+  );
 }
 
 /** Docker has no daemon on these machines: the files are checked for what they must say. */
@@ -53,9 +60,18 @@ describe('docker-compose.scale.yml: primary, streaming replica, PgBouncer, Redis
     expect(read('docker/scale/02-replication.sh')).toMatch(/CREATE ROLE replicator LOGIN REPLICATION/);
     expect(read('docker/scale/02-replication.sh')).toContain('host replication replicator all scram-sha-256');
     const entrypoint = read('docker/scale/replica-entrypoint.sh');
-    expect(entrypoint).toMatch(/pg_basebackup -h postgres-primary -U replicator\s*\\?\s*-D "\$PGDATA" -R -X stream/);
+    expect(entrypoint).toMatch(
+      /pg_basebackup -h "\$PRIMARY_HOST" -p "\$PRIMARY_PORT" -U "\$REPLICATION_USER"\s*\\?\s*-D "\$PGDATA" -R -X stream -c fast -C -S "\$REPLICATION_SLOT"/,
+    );
     expect(entrypoint).toContain('hot_standby=on');
     expect(replica?.entrypoint).toEqual(['/bin/sh', '/replica-entrypoint.sh']);
+    expect(replica?.environment).toMatchObject({
+      PRIMARY_HOST: 'postgres-primary',
+      REPLICATION_USER: 'replicator',
+      REPLICATION_SLOT: 'replica_1',
+    });
+    // The replica's slot keeps the WAL it needs, up to a bound: a dead replica cannot fill the disk.
+    expect(primary?.command?.join(' ')).toContain('max_slot_wal_keep_size=2GB');
     expect(replica?.depends_on).toMatchObject({ 'postgres-primary': { condition: 'service_healthy' } });
   });
 
@@ -80,10 +96,15 @@ describe('docker-compose.scale.yml: primary, streaming replica, PgBouncer, Redis
     expect(env.DATABASE_PREPARED_STATEMENTS).toBe('false');
     expect(env.REDIS_URL).toBe('redis://redis:6379');
     expect(env.MIGRATIONS_RUN).toBe('false');
+    // Links carry the address clients use, port included (the proxy passes the Host it was sent).
+    expect(url(env.APP_URL).origin).toBe('http://127.0.0.1:3000');
+    expect(read('docker/scale/nginx.conf')).toContain('proxy_set_header Host $http_host;');
     // The environment is one the service accepts.
     const filled: [string, string][] = Object.entries(env).map(([name, value]) => [
       name,
-      String(value).replace(/\$\{[^}]*\}/g, 'secret'),
+      String(value)
+        .replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')
+        .replace(/\$\{[^}]*\}/g, 'secret'),
     ]);
     const config = loadConfig({ ...Object.fromEntries(filled), APP_KEY: '0'.repeat(64) });
     expect(config.databaseReplicaUrls).toHaveLength(1);
@@ -102,5 +123,55 @@ describe('docker-compose.scale.yml: primary, streaming replica, PgBouncer, Redis
     expect(nginx).toContain('server api-1:3000;');
     expect(nginx).toContain('server api-2:3000;');
     expect(services.proxy?.volumes).toEqual(['./docker/scale/nginx.conf:/etc/nginx/nginx.conf:ro']);
+  });
+
+  it('builds the API image once (the migrate service) and never pulls it for the instances', () => {
+    const building = Object.entries(services).filter(([, service]) => service.build === '.');
+    expect(building.map(([name]) => name)).toEqual(['migrate']);
+    for (const api of apis) {
+      expect(api?.image).toBe(services.migrate?.image);
+      expect(api?.pull_policy).toBe('never');
+      expect(api?.build).toBeUndefined();
+    }
+  });
+});
+
+/** Both compose files: what an operator's host needs from every service. */
+describe.each(['docker-compose.yml', 'docker-compose.scale.yml'])('%s: limits, log rotation, pinned images', (file) => {
+  const services = (parse(read(file), { merge: true }) as { services: Record<string, ComposeService> }).services;
+
+  it.each(Object.keys(services))('%s has CPU and memory limits and rotated logs', (name) => {
+    const service = services[name];
+    expect(service?.deploy?.resources?.limits).toEqual({ cpus: expect.any(String), memory: expect.any(String) });
+    expect(service?.logging).toEqual({ driver: 'json-file', options: { 'max-size': '10m', 'max-file': '5' } });
+  });
+
+  it('pins every image it pulls to a minor version', () => {
+    const pulled = Object.values(services)
+      .map((service) => service.image)
+      .filter((image): image is string => image !== undefined && !image.startsWith('finance-intake:'));
+    expect(pulled.length).toBeGreaterThan(0);
+    for (const image of pulled) expect(image).toMatch(/:\d+\.\d+(\.\d+)?-[a-z]+$/);
+  });
+});
+
+describe('container build files', () => {
+  it('pin their base images to a minor version', () => {
+    for (const file of ['Dockerfile', 'docker/scale/pgbouncer.Dockerfile']) {
+      const bases = [...read(file).matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
+      expect(bases.length).toBeGreaterThan(0);
+      for (const base of bases) expect(base).toMatch(/:\d+\.\d+(\.\d+)?-[a-z-]+$/);
+    }
+  });
+
+  it('keeps every script under docker/ executable (compose mounts them as they are)', () => {
+    for (const folder of ['docker/postgres-init', 'docker/scale']) {
+      for (const name of readdirSync(resolve(ROOT, folder)).filter((file) => file.endsWith('.sh'))) {
+        expect({ name, executable: (statSync(resolve(ROOT, folder, name)).mode & 0o111) !== 0 }).toEqual({
+          name,
+          executable: true,
+        });
+      }
+    }
   });
 });
