@@ -1,12 +1,13 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { prepareBenchDatabase } from './lib/bench-database.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { startFlagsOf, startServer, type RunningServer } from './lib/processes.js';
+import { buildRelease, nodeOf, nodeVersion } from './lib/release-builds.js';
 import {
   APP_KEY,
   benchServiceEnv,
@@ -33,7 +34,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 3);
 /** Below this the two identical processes' difference is not trusted as the spread. */
 const MIN_SPREAD = 0.03;
-const BUILDS = process.env.BENCH_BUILDS_DIR ?? join(tmpdir(), 'finance-intake-bench-builds');
 
 function git(...args: string[]): string {
   return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -47,62 +47,6 @@ function defaultRef(): string {
     ?.trim();
   if (!ref) throw new Error(`${file} names no commit`);
   return ref;
-}
-
-/** The PATH without this checkout's node_modules/.bin: the machine's own Node and npm. */
-function machinePath(): string {
-  return (process.env.PATH ?? '')
-    .split(delimiter)
-    .filter((dir) => !dir.includes('node_modules'))
-    .join(delimiter);
-}
-
-function run(command: string, args: string[], cwd: string): void {
-  const result = spawnSync(command, args, {
-    cwd,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, PATH: machinePath() },
-  });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (${result.status})`);
-}
-
-/**
- * REF's tree, installed and built once in BENCH_BUILDS_DIR (kept for the next comparison): its
- * own lock file and install command (`npm run setup` where it has one), its own build script.
- */
-function buildRef(sha: string): string {
-  const dir = join(BUILDS, sha);
-  const done = join(dir, '.bench-built');
-  if (existsSync(done)) return dir;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  process.stderr.write(`Building ${sha.slice(0, 7)} in ${dir}...\n`);
-  const archive = execFileSync('git', ['archive', '--format=tar', sha], { cwd: ROOT, maxBuffer: 1 << 30 });
-  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive });
-  if (untar.status !== 0) throw new Error(`unpacking ${sha} failed: ${untar.stderr.toString()}`);
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  run(
-    'npm',
-    manifest.scripts.setup ? ['run', 'setup', '--', '--no-audit', '--no-fund'] : ['ci', '--no-audit', '--no-fund'],
-    dir,
-  );
-  run('npm', ['run', 'build'], dir);
-  writeFileSync(done, `${sha}\n`);
-  return dir;
-}
-
-/** The Node a checkout runs on: its own `node` package where it has one, else the machine's. */
-function nodeOf(dir: string): string {
-  const own = join(dir, 'node_modules/.bin/node');
-  if (existsSync(own)) return own;
-  const found = spawnSync('sh', ['-c', 'command -v node'], { env: { PATH: machinePath() }, encoding: 'utf8' });
-  const node = found.stdout.trim();
-  if (!node) throw new Error('no node on the PATH for the reference build');
-  return node;
-}
-
-function nodeVersion(node: string): string {
-  return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 }
 
 interface Side {
@@ -189,7 +133,7 @@ async function main(): Promise<void> {
     cwd: ROOT,
     encoding: 'utf8',
   }).trim();
-  const refDir = buildRef(sha);
+  const refDir = buildRelease(sha);
   const refNode = process.env.BENCH_COMPARE_REF_NODE ?? nodeOf(refDir);
   const key = parseAppKey(APP_KEY);
   if (!key) throw new Error('bench APP_KEY is malformed');

@@ -4,11 +4,27 @@ import { MIGRATIONS } from '../../../database/migrations.js';
 import { EarlyAnswer } from './early-answer.js';
 
 /**
- * Bump when a presenter changes what it answers for the same stored data, so clients holding
- * an ETag of the old shape get the new one (the migrations are in the tag already).
+ * Bump when a presenter, or a migration, changes what is answered for the same stored data, so
+ * clients holding an ETag of the old answer get the new one. A migration that changes what some
+ * records answer may instead move those records' versions, as any write does.
  */
 const RESPONSE_FORMAT = '1';
-const BUILD = `${RESPONSE_FORMAT}|${MIGRATIONS.map((m) => m.name).join(',')}`;
+
+/**
+ * Tags once covered every migration's name, so each upgrade changed every tag though the answers
+ * were the same. The migrations up to this one stay in the tag, so tags already given out stay
+ * valid; later migrations leave tags alone.
+ */
+export const LAST_MIGRATION_IN_TAGS = 'StoredRecordJson1764900000000';
+
+/** What every tag covers besides its parts, from the migrations' names (oldest first). */
+export function tagBase(migrationNames: readonly string[]): string {
+  const last = migrationNames.indexOf(LAST_MIGRATION_IN_TAGS);
+  const covered = last < 0 ? migrationNames : migrationNames.slice(0, last + 1);
+  return `${RESPONSE_FORMAT}|${covered.join(',')}`;
+}
+
+const BUILD = tagBase(MIGRATIONS.map((m) => m.name));
 
 /**
  * A weak ETag over what an answer depends on (never a hash of the answer): opaque, because the
