@@ -5,7 +5,7 @@ import { findTokenUser } from '../../src/auth/token-lookup.js';
 import { FieldCipher } from '../../src/crypto/field-cipher.js';
 import { DataEnvelope } from '../../src/common/http/envelopes.js';
 import { pageEnvelope, pageRequest, parsePage } from '../../src/common/http/pagination.js';
-import { isMember } from '../../src/auth/membership-lookup.js';
+import { roleOf } from '../../src/auth/membership-lookup.js';
 import { parseAppKey } from '../../src/config/app-key.js';
 import type { SqlExecutor } from '../../src/database/sql.js';
 import { serialiseJson } from '../../src/database/json-text.js';
@@ -52,7 +52,7 @@ async function caller(request: FastifyRequest, reply: FastifyReply): Promise<str
   const userId = await tokenUser(request, reply);
   if (!userId) return undefined;
   const enterpriseId = request.headers['x-enterprise-id'];
-  if (typeof enterpriseId !== 'string' || !(await isMember(db, userId, enterpriseId))) {
+  if (typeof enterpriseId !== 'string' || (await roleOf(db, userId, enterpriseId)) === undefined) {
     return void fail(reply, 403, 'Forbidden.');
   }
   return enterpriseId;

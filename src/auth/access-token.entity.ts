@@ -22,5 +22,9 @@ export class AccessToken {
   @TimestampColumn({ nullable: true }) lastUsedAt!: Date | null;
   /** A fixed end (integration tokens); login tokens follow TOKEN_LIFETIME_MINUTES instead. */
   @TimestampColumn({ nullable: true }) expiresAt!: Date | null;
+  /** What the token may do (`read`, `leads:write`, ...); null: everything its user may (login tokens, and tokens issued without). */
+  @Column({ type: 'text', array: true, nullable: true }) abilities!: string[] | null;
+  /** The enterprises it may act for; null: every enterprise of its user. */
+  @Column({ type: 'uuid', array: true, nullable: true }) enterpriseIds!: string[] | null;
   @RecordTimestampColumn() createdAt!: Date;
 }

@@ -2,6 +2,7 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedUser } from '../common/access/authenticated-user.js';
 import { CurrentUser } from '../common/access/current-user.decorator.js';
+import { AnyTokenAbility } from '../common/access/required-access.js';
 import { TokenService } from './token.service.js';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { WithoutEnterprise } from '../common/tenancy/without-enterprise.decorator.js';
@@ -11,6 +12,8 @@ import { Operation } from '../openapi/api-operation.decorator.js';
 @Controller({ version: BOTH_VERSIONS })
 @ApiTags('Authentication')
 @WithoutEnterprise()
+// Any token may end itself, whatever it may do otherwise.
+@AnyTokenAbility()
 export class LogoutController {
   constructor(private readonly tokens: TokenService) {}
 

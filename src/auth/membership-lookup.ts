@@ -1,10 +1,16 @@
+import type { EnterpriseRole } from '../common/access/authenticated-user.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 
-export async function isMember(db: SqlExecutor, userId: string, enterpriseId: string): Promise<boolean> {
-  const rows = await selectRows<{ one: number }>(
+/** The user's role in the enterprise; undefined when not a member. */
+export async function roleOf(
+  db: SqlExecutor,
+  userId: string,
+  enterpriseId: string,
+): Promise<EnterpriseRole | undefined> {
+  const [row] = await selectRows<{ role: EnterpriseRole }>(
     db,
-    `SELECT 1 AS one FROM memberships WHERE user_id = $1 AND enterprise_id = $2`,
+    `SELECT role FROM memberships WHERE user_id = $1 AND enterprise_id = $2`,
     [userId, enterpriseId],
   );
-  return rows.length > 0;
+  return row?.role;
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { EnterpriseRole } from '../common/access/authenticated-user.js';
 import { MembershipCheck } from '../common/tenancy/membership-check.js';
 import { PoolReader } from '../database/pool-reader.js';
-import { isMember } from './membership-lookup.js';
+import { roleOf } from './membership-lookup.js';
 
 /** Membership from the `memberships` table, through the request path's prepared reads. */
 @Injectable()
@@ -10,7 +11,7 @@ export class MembershipService extends MembershipCheck {
     super();
   }
 
-  isMember(userId: string, enterpriseId: string): Promise<boolean> {
-    return isMember(this.db, userId, enterpriseId);
+  roleOf(userId: string, enterpriseId: string): Promise<EnterpriseRole | undefined> {
+    return roleOf(this.db, userId, enterpriseId);
   }
 }

@@ -5,6 +5,20 @@ import { AccountError } from '../users/user-accounts.js';
 import { isUuid } from '../database/uuid.js';
 import { newSecret, sha256Hex } from './access-token.js';
 import type { TokenKind } from './access-token.entity.js';
+import { TOKEN_ABILITIES } from './token-abilities.js';
+
+/** The abilities, each a known one, without repeats, in TOKEN_ABILITIES's order. */
+function checkedAbilities(abilities: readonly string[]): string[] {
+  const wanted = new Set(abilities.map((ability) => ability.trim()));
+  const unknown = [...wanted].find((ability) => !TOKEN_ABILITIES.includes(ability));
+  if (unknown !== undefined || wanted.size === 0) {
+    throw new AccountError(
+      `${unknown === undefined ? '--abilities needs at least one ability' : `Unknown ability ${unknown}`}; ` +
+        `the abilities are: ${TOKEN_ABILITIES.join(', ')}.`,
+    );
+  }
+  return TOKEN_ABILITIES.filter((ability) => wanted.has(ability));
+}
 
 /** Most days an integration token may be issued for (about ten years). */
 export const MAX_TOKEN_DAYS = 3650;
@@ -18,12 +32,20 @@ export interface TokenListing {
   lastUsedAt: Date | null;
   /** Its own end (integration), or creation + TOKEN_LIFETIME_MINUTES (login); null: never. */
   expiresAt: Date | null;
+  /** What it may do; null: everything its user may. */
+  abilities: string[] | null;
+  /** The enterprises it may act for; null: every enterprise of its user. */
+  enterpriseIds: string[] | null;
 }
 
 export interface NewIntegrationToken {
   email: string;
   name: string;
   expiresInDays?: number;
+  /** Limits it to these (of TOKEN_ABILITIES); absent: everything its user may. */
+  abilities?: readonly string[];
+  /** Binds it to these enterprises (each one of the user's); absent: every enterprise of its user. */
+  enterpriseIds?: readonly string[];
 }
 
 /** Operator actions on tokens (CLI): issue integration tokens, list, revoke. */
@@ -42,16 +64,22 @@ export class TokenAdmin {
     if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= MAX_TOKEN_DAYS)) {
       throw new AccountError(`--expires-in-days must be a whole number from 1 to ${MAX_TOKEN_DAYS}.`);
     }
+    const abilities = input.abilities === undefined ? null : checkedAbilities(input.abilities);
     const user = await this.userByEmail(this.dataSource, input.email);
     if (!user.active) {
       throw new AccountError(`The user ${input.email} is inactive: run user:activate first.`);
     }
+    const enterpriseIds =
+      input.enterpriseIds === undefined
+        ? null
+        : await this.checkedEnterprises(user.id, input.email, input.enterpriseIds);
     const id = randomUUID();
     const secret = newSecret();
     await this.dataSource.query(
-      `INSERT INTO access_tokens (id, user_id, token_sha256, kind, name, expires_at)
-       VALUES ($1, $2, $3, 'integration', $4, CASE WHEN $5::integer IS NULL THEN NULL ELSE now() + make_interval(days => $5::integer) END)`,
-      [id, user.id, sha256Hex(secret), name, days ?? null],
+      `INSERT INTO access_tokens (id, user_id, token_sha256, kind, name, expires_at, abilities, enterprise_ids)
+       VALUES ($1, $2, $3, 'integration', $4, CASE WHEN $5::integer IS NULL THEN NULL ELSE now() + make_interval(days => $5::integer) END,
+               $6::text[], $7::uuid[])`,
+      [id, user.id, sha256Hex(secret), name, days ?? null, abilities, enterpriseIds],
     );
     return `${id}|${secret}`;
   }
@@ -66,9 +94,11 @@ export class TokenAdmin {
       created_at: Date;
       last_used_at: Date | null;
       expires_at: Date | null;
+      abilities: string[] | null;
+      enterprise_ids: string[] | null;
     }>(
       this.dataSource,
-      `SELECT id, kind, name, created_at, last_used_at,
+      `SELECT id, kind, name, created_at, last_used_at, abilities, enterprise_ids::text[] AS enterprise_ids,
               CASE WHEN kind = 'login' AND $2::integer IS NOT NULL
                    THEN created_at + make_interval(mins => $2::integer) ELSE expires_at END AS expires_at
          FROM access_tokens WHERE user_id = $1 ORDER BY created_at DESC, id DESC`,
@@ -81,6 +111,8 @@ export class TokenAdmin {
       createdAt: row.created_at,
       lastUsedAt: row.last_used_at,
       expiresAt: row.expires_at,
+      abilities: row.abilities,
+      enterpriseIds: row.enterprise_ids,
     }));
   }
 
@@ -96,6 +128,24 @@ export class TokenAdmin {
   async revokeAll(email: string): Promise<number> {
     const user = await this.userByEmail(this.dataSource, email);
     return affectedRows(this.dataSource, `DELETE FROM access_tokens WHERE user_id = $1`, [user.id]);
+  }
+
+  /** The enterprises, each a UUID of one the user belongs to, lower-cased and without repeats. */
+  private async checkedEnterprises(userId: string, email: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) throw new AccountError('--enterprise needs at least one enterprise id.');
+    const wanted = [...new Set(ids.map((id) => id.trim().toLowerCase()))];
+    const notUuid = wanted.find((id) => !isUuid(id));
+    if (notUuid !== undefined) throw new AccountError(`No enterprise has the id ${notUuid}.`);
+    const rows = await selectRows<{ enterprise_id: string }>(
+      this.dataSource,
+      `SELECT enterprise_id::text AS enterprise_id FROM memberships WHERE user_id = $1 AND enterprise_id = ANY($2::uuid[])`,
+      [userId, wanted],
+    );
+    const member = new Set(rows.map((row) => row.enterprise_id));
+    const outside = wanted.find((id) => !member.has(id));
+    if (outside !== undefined)
+      throw new AccountError(`The user ${email} is not a member of the enterprise ${outside}.`);
+    return wanted;
   }
 
   private async userByEmail(db: SqlExecutor, email: string): Promise<{ id: string; active: boolean }> {

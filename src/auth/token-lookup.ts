@@ -1,6 +1,6 @@
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { digestsEqual, parseToken, sha256Hex } from './access-token.js';
-import type { AuthenticatedUser } from '../common/access/authenticated-user.js';
+import type { AuthenticatedUser, EnterpriseRole } from '../common/access/authenticated-user.js';
 
 /** A resolved token: its user, and whether its `last_used_at` is due to be written again. */
 export interface TokenMatch {
@@ -33,27 +33,39 @@ export async function findTokenUser(
     id: string;
     name: string;
     email: string;
+    role: EnterpriseRole | null;
     member: boolean | null;
+    abilities: string[] | null;
+    enterprise_ids: string[] | null;
   }>(
     db,
     `SELECT t.token_sha256, (t.last_used_at IS NULL OR t.last_used_at <= now() - interval '1 minute') AS touch_due,
-            u.id, u.name, u.email,
-            CASE WHEN $3::uuid IS NOT NULL
-                 THEN EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id AND m.enterprise_id = $3::uuid)
-            END AS member
+            u.id, u.name, u.email, m.role, CASE WHEN $3::uuid IS NOT NULL THEN m.role IS NOT NULL END AS member,
+            t.abilities, t.enterprise_ids::text[] AS enterprise_ids
        FROM access_tokens t JOIN users u ON u.id = t.user_id
+       LEFT JOIN memberships m ON m.user_id = u.id AND m.enterprise_id = $3::uuid
       WHERE t.id = $1 AND u.is_active = 1
         AND (t.expires_at IS NULL OR t.expires_at > now())
         AND (t.kind <> 'login' OR $2::integer IS NULL OR t.created_at > now() - make_interval(mins => $2::integer))`,
     [parsed.id, loginLifetimeMinutes ?? null, enterpriseId ?? null],
   );
   if (!row || !digestsEqual(row.token_sha256, sha256Hex(parsed.secret))) return undefined;
-  const user: AuthenticatedUser = { id: row.id, name: row.name, email: row.email, tokenId: parsed.id };
+  const scoped = row.abilities !== null || row.enterprise_ids !== null;
+  const user: AuthenticatedUser = {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    tokenId: parsed.id,
+    ...(scoped ? { scope: { abilities: row.abilities, enterprises: row.enterprise_ids } } : {}),
+  };
   return {
     user:
       enterpriseId === undefined || row.member === null
         ? user
-        : { ...user, membership: { enterpriseId, member: row.member } },
+        : {
+            ...user,
+            membership: { enterpriseId, member: row.member, ...(row.role === null ? {} : { role: row.role }) },
+          },
     touchDue: row.touch_due,
   };
 }

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { RequiresAbility } from '../common/access/required-access.js';
 import { ApiExtraModels, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
@@ -35,6 +36,7 @@ const TYPES_PARAMETER = {
 /** The change feed: what changed in the enterprise since a cursor, for keeping a copy in sync. */
 @Controller({ path: 'changes', version: BOTH_VERSIONS })
 @ApiTags('Changes')
+@RequiresAbility('changes:read')
 export class ChangesController {
   constructor(
     private readonly changes: ChangesService,

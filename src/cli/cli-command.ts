@@ -34,6 +34,18 @@ export interface CliOption {
   readonly required?: boolean;
   /** A switch without a value (`--all`); read as the string `'true'` when given. */
   readonly flag?: boolean;
+  /** May be given more than once; the values are read joined by commas (`--enterprise A --enterprise B` is `A,B`). */
+  readonly repeatable?: boolean;
+}
+
+/** A comma-separated option's values, trimmed, empty ones left out; undefined when not given. */
+export function listOption(args: CliArguments, name: string): string[] | undefined {
+  const value = args.options[name];
+  if (value === undefined) return undefined;
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 interface CommandDescription {

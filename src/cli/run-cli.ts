@@ -10,13 +10,22 @@ import { commandUsage, helpText } from './cli-help.js';
 
 function parseCommandArguments(command: CliCommand, argv: readonly string[]): CliArguments {
   const options = Object.fromEntries(
-    (command.options ?? []).map((o) => [o.name, { type: o.flag ? ('boolean' as const) : ('string' as const) }]),
+    (command.options ?? []).map((o) => [
+      o.name,
+      { type: o.flag ? ('boolean' as const) : ('string' as const), multiple: o.repeatable === true },
+    ]),
   );
   try {
     const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
     const values: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(parsed.values))
-      values[name] = typeof value === 'string' ? value : value === true ? 'true' : undefined;
+      values[name] = Array.isArray(value)
+        ? value.join(',')
+        : typeof value === 'string'
+          ? value
+          : value === true
+            ? 'true'
+            : undefined;
     return { positionals: parsed.positionals, options: values };
   } catch (error) {
     throw new CliUsageError(

@@ -12,6 +12,7 @@ import { WebhookEndpoints1764500000000 } from '../../migrations/1764500000000-we
 import { FinancialsOwnerIndex1764700000000 } from '../../migrations/1764700000000-financials-owner-index.js';
 import { ChangesOncePerTransaction1764800000000 } from '../../migrations/1764800000000-changes-once-per-transaction.js';
 import { StoredRecordJson1764900000000 } from '../../migrations/1764900000000-stored-record-json.js';
+import { RolesAndTokenScopes1765000000000 } from '../../migrations/1765000000000-roles-and-token-scopes.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   FinancialsOwnerIndex1764700000000,
   ChangesOncePerTransaction1764800000000,
   StoredRecordJson1764900000000,
+  RolesAndTokenScopes1765000000000,
 ];

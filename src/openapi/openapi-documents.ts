@@ -1,4 +1,6 @@
 import type { INestApplication, Type } from '@nestjs/common';
+import { AccessMessages } from '../common/access/required-access.js';
+import { routeAccessOf, type RouteAccess } from '../common/access/route-access.js';
 import { outboundWebhooks } from './outbound-webhooks.js';
 import { preciseSchemas } from './precise-schemas.js';
 import { DiscoveryService, ModulesContainer, Reflector } from '@nestjs/core';
@@ -134,6 +136,8 @@ const BEFORE_GUARDS = new Set(['400', '413', '415', '500', '503']);
 interface RouteFacts {
   isPublic: boolean;
   withoutEnterprise: boolean;
+  /** What a limited token, or a member who is not an admin, needs for it. */
+  access: RouteAccess;
   rateLimited: boolean;
   operationId: string;
   resource: string;
@@ -333,6 +337,7 @@ function routeFacts(
   return {
     isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
     withoutEnterprise: reflector.getAllAndOverride<boolean>(WITHOUT_ENTERPRISE, targets) ?? false,
+    access: routeAccessOf(reflector, handler, controller),
     rateLimited: isRateLimited(reflector, targets),
     // @All routes are one handler for every method: the method names the operation.
     operationId: allSuffix ? `${id}${pascalKey(method)}` : id,
@@ -394,6 +399,28 @@ function standardResponses(version: ApiVersion): Record<string, StandardResponse
   return Object.fromEntries(list.map((r) => [r.name, r]));
 }
 
+/** The 403s of limited tokens and of members who are not admins, when the route has any. */
+function scopeForbidden(facts: RouteFacts): StandardResponse | undefined {
+  const { access, withoutEnterprise } = facts;
+  const reasons: string[] = [];
+  if (!withoutEnterprise)
+    reasons.push(`the token is bound to other enterprises (\`${AccessMessages.tokenNotForEnterprise}\`)`);
+  if (access.ability.kind === 'ability') {
+    reasons.push(
+      `the token is limited and lacks \`${access.ability.ability}\` (\`${AccessMessages.tokenCannot(access.ability)}\`)`,
+    );
+  } else if (access.ability.kind === 'unscoped') {
+    reasons.push(`the token is limited (\`${AccessMessages.tokenCannot(access.ability)}\`)`);
+  }
+  if (access.adminOnly) {
+    reasons.push(
+      `the caller is a member, not an admin, of the enterprise (\`${AccessMessages.adminOnly(access.ability)}\`)`,
+    );
+  }
+  if (reasons.length === 0) return undefined;
+  return { name: 'ScopeForbidden', status: '403', description: `Not allowed: ${listed(reasons)}.` };
+}
+
 function rateLimitHeaders(status: string): JsonObject {
   const headers: JsonObject = {};
   for (const name of Object.keys(RATE_LIMIT_HEADERS)) {
@@ -442,15 +469,26 @@ function completeOperation(
   const responses = objectAt(operation, 'responses');
   const parameters = Array.isArray(operation.parameters) ? (operation.parameters as JsonObject[]) : [];
   const standard = standardResponses(version);
-  const add = (name: string): void => {
-    const response = standard[name];
+  const inline = (description: string): JsonObject => ({
+    description,
+    content: { 'application/json': { schema: ERROR_REF } },
+  });
+  /** A standard answer by name, or a route's own (never referenced: its text is the route's). */
+  const add = (given: string | StandardResponse): void => {
+    const own = typeof given !== 'string';
+    const response = own ? given : standard[given];
     if (!response) return;
-    const existing = responses[response.status];
+    let existing = responses[response.status];
+    if (own && isObject(existing) && typeof existing.$ref === 'string') {
+      // A referenced standard answer is copied in, so this route's reason can join it.
+      const referenced = standard[existing.$ref.split('/').at(-1) ?? ''];
+      existing = responses[response.status] = inline(referenced?.description ?? '');
+    }
     if (isObject(existing)) {
       // The route declares this status for reasons of its own: one answer, both reasons.
       existing.description = `${String(existing.description)}\n\n${response.description}`;
-    } else if (facts.rateLimited || BEFORE_GUARDS.has(response.status)) {
-      responses[response.status] = { $ref: `#/components/responses/${name}` };
+    } else if (!own && (facts.rateLimited || BEFORE_GUARDS.has(response.status))) {
+      responses[response.status] = { $ref: `#/components/responses/${response.name}` };
     } else {
       responses[response.status] = {
         description: response.description,
@@ -461,6 +499,8 @@ function completeOperation(
   if (!facts.isPublic) {
     add('Unauthenticated');
     if (!facts.withoutEnterprise) add('EnterpriseForbidden');
+    const scope = scopeForbidden(facts);
+    if (scope) add(scope);
   }
   for (const name of path.match(/\{[^}]+\}/g) ?? []) {
     const param = name.slice(1, -1);

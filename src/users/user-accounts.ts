@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { MemberRole } from './membership.entity.js';
+import { affectedRows } from '../database/sql.js';
 import { hashPassword } from '../auth/password-hasher.js';
 
 export class AccountError extends Error {
@@ -46,16 +48,45 @@ export class UserAccounts {
     });
   }
 
-  async addMembership(email: string, enterpriseId: string): Promise<void> {
+  /**
+   * Makes the user a member of the enterprise as `role`; without one, `admin` when the
+   * enterprise has no member yet (its first user), else `member`. Already a member: unchanged.
+   */
+  async addMembership(email: string, enterpriseId: string, role?: MemberRole): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const userId = await this.userIdByEmail(manager, email);
-      const found: unknown[] = await manager.query(`SELECT 1 FROM enterprises WHERE id::text = $1`, [enterpriseId]);
-      if (found.length === 0) throw new AccountError(`No enterprise has the id ${enterpriseId}.`);
-      await manager.query(`INSERT INTO memberships (user_id, enterprise_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-        userId,
-        enterpriseId,
-      ]);
+      await this.enterpriseMustExist(manager, enterpriseId);
+      await manager.query(
+        `INSERT INTO memberships (user_id, enterprise_id, role)
+         VALUES ($1, $2, COALESCE($3::varchar,
+           CASE WHEN EXISTS (SELECT 1 FROM memberships WHERE enterprise_id = $2) THEN 'member' ELSE 'admin' END))
+         ON CONFLICT DO NOTHING`,
+        [userId, enterpriseId, role ?? null],
+      );
     });
+  }
+
+  /** Sets the user's role in an enterprise it belongs to. */
+  async setRole(email: string, enterpriseId: string, role: MemberRole): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const userId = await this.userIdByEmail(manager, email);
+      await this.enterpriseMustExist(manager, enterpriseId);
+      const changed = await affectedRows(
+        manager,
+        `UPDATE memberships SET role = $3 WHERE user_id = $1 AND enterprise_id = $2`,
+        [userId, enterpriseId, role],
+      );
+      if (changed === 0) {
+        throw new AccountError(
+          `The user ${email} is not a member of the enterprise ${enterpriseId}: run member:add first.`,
+        );
+      }
+    });
+  }
+
+  private async enterpriseMustExist(manager: EntityManager, enterpriseId: string): Promise<void> {
+    const found: unknown[] = await manager.query(`SELECT 1 FROM enterprises WHERE id::text = $1`, [enterpriseId]);
+    if (found.length === 0) throw new AccountError(`No enterprise has the id ${enterpriseId}.`);
   }
 
   private async userIdByEmail(manager: EntityManager, email: string): Promise<string> {

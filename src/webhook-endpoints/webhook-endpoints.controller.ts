@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { AdminOnly, RequiresAbility } from '../common/access/required-access.js';
 import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { OptionalBody } from '../common/http/optional-body.js';
@@ -52,9 +53,15 @@ const INVALID_BODY =
   'A field is invalid: `{message, errors}` with the messages of each field (a url that is not https, or whose ' +
   'host resolves to a loopback, private, link-local, multicast or unspecified address, is refused here).';
 
-/** Webhook endpoints of the enterprise in the header (v2 only). */
+/**
+ * Webhook endpoints of the enterprise in the header (v2 only): an endpoint receives every
+ * record of the enterprise, so only its admins manage them, and a limited token needs
+ * `webhooks:manage`.
+ */
 @Controller({ path: 'webhook-endpoints', version: '2' })
 @ApiTags('Webhook endpoints')
+@RequiresAbility('webhooks:manage')
+@AdminOnly()
 export class WebhookEndpointsController {
   constructor(
     private readonly endpoints: WebhookEndpointsService,

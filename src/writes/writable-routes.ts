@@ -15,7 +15,8 @@ import { ApiDisabled } from '../openapi/api-responses.decorator.js';
 import { decorate, readList, readRecord, resourceReadRoutes } from '../resources/read-only-controller.js';
 import { ResourceReader } from '../resources/resource-reader.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
-import { recordNoun } from './write-routes.js';
+import { recordNoun, writeAbility } from './write-routes.js';
+import { RequiresAbility } from '../common/access/required-access.js';
 
 /** What a writable version's controller inherits: the reads, the refused delete, and the idempotent write runner. */
 export interface WritableRoutes<Rec extends { id: string }> {
@@ -65,6 +66,7 @@ export function writableRoutes<Rec extends { id: string }>(
     }
 
     @Delete(':id')
+    @RequiresAbility(writeAbility(resource))
     @Operation(
       `delete${resource.model}`,
       `Delete ${noun.withArticle} (not available)`,

@@ -14,11 +14,17 @@ import { schemaOf } from '../openapi/resource-schemas.js';
 import type { JsonSchema } from '../openapi/validation-schema.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 import { recordWriteAccess } from './write-access.guard.js';
+import { RequiresAbility } from '../common/access/required-access.js';
 
 /** How the documents name one record: `Lead` -> `a lead`, `WebhookEndpoint` -> `a webhook endpoint`. */
 export function recordNoun(model: string): { readonly noun: string; readonly withArticle: string } {
   const noun = model.replace(/(?<=[a-z0-9])([A-Z])/g, ' $1').toLowerCase();
   return { noun, withArticle: `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}` };
+}
+
+/** What a limited token needs to write the resource's records: `<path>:write` (`leads:write`). */
+export function writeAbility(resource: Pick<TenantResource, 'path'>): string {
+  return `${resource.path}:write`;
 }
 
 /** Decorators applied as if written one above the other (the last one first, as TypeScript does). */
@@ -47,6 +53,7 @@ export function CreateRoute(
   const { withArticle, noun } = recordNoun(resource.model);
   return stacked(
     Post(),
+    RequiresAbility(writeAbility(resource)),
     ...(version === 'v2' ? [UseInterceptors(V2KeyNormaliserInterceptor)] : []),
     Operation(
       `create${resource.model}`,
@@ -74,6 +81,7 @@ export function UpdateRoute(
   const { withArticle, noun } = recordNoun(resource.model);
   return stacked(
     Put(':id'),
+    RequiresAbility(writeAbility(resource)),
     UseGuards(recordWriteAccess(resource)),
     ...(version === 'v2' ? [UseInterceptors(V2KeyNormaliserInterceptor)] : []),
     Operation(

@@ -47,7 +47,7 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
   it('lists the new commands in --help', async () => {
     const run = await cli(['--help']);
     for (const usage of [
-      'token:create --email <value> --name <value> [--expires-in-days <value>]',
+      'token:create --email <value> --name <value> [--expires-in-days <value>] [--abilities <value>] [--enterprise <value>]',
       'token:list --email <value>',
       'token:revoke [--id <value>] [--email <value>] [--all]',
       'user:deactivate --email <value>',
@@ -72,7 +72,7 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
     const list = await cli(['token:list', '--email', email.toUpperCase()]);
     expect(list.code).toBe(0);
     const [header, ...lines] = list.stdout.trim().split('\n');
-    expect(header).toBe('id\tname\tcreated\tlast used\texpires');
+    expect(header).toBe('id\tname\tcreated\tlast used\texpires\tabilities\tenterprises');
     const line = lines.find((l) => l.startsWith(id))?.split('\t');
     expect(line?.[1]).toBe('CRM sync');
     expect(line?.[2]).toMatch(ISO);
@@ -150,5 +150,144 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
     const on = await cli(['user:activate', '--email', email]);
     expect(on.stdout.trim()).toBe('User activated.');
     expect(await works(token)).toBe(true);
+  });
+
+  it('token:create --abilities and --enterprise limit the token; token:list shows the limits', async () => {
+    const token = await createToken([
+      '--name',
+      'Reporting',
+      '--abilities',
+      'changes:read,read',
+      '--enterprise',
+      tenant.enterpriseId.toUpperCase(),
+    ]);
+    const match = await findTokenUser(dataSource, token, undefined, tenant.enterpriseId);
+    expect(match?.user.scope).toEqual({ abilities: ['read', 'changes:read'], enterprises: [tenant.enterpriseId] });
+    expect(match?.user.membership).toEqual({ enterpriseId: tenant.enterpriseId, member: true, role: 'admin' });
+    const id = parseToken(token)?.id ?? '';
+    const line = (await cli(['token:list', '--email', email])).stdout.split('\n').find((l) => l.startsWith(id));
+    expect(line?.split('\t').slice(-2)).toEqual(['read,changes:read', tenant.enterpriseId]);
+    const unlimited = await createToken(['--name', 'Everything']);
+    expect((await findTokenUser(dataSource, unlimited))?.user.scope).toBeUndefined();
+    const listed = (await cli(['token:list', '--email', email])).stdout.split('\n');
+    expect(
+      listed
+        .find((l) => l.startsWith(parseToken(unlimited)?.id ?? '-'))
+        ?.split('\t')
+        .slice(-2),
+    ).toEqual(['all', 'all']);
+  });
+
+  it.each([
+    [
+      ['--abilities', 'read,delete:everything'],
+      'Unknown ability delete:everything; the abilities are: read, changes:read, webhooks:manage, leads:write.',
+    ],
+    [
+      ['--abilities', ','],
+      '--abilities needs at least one ability; the abilities are: read, changes:read, webhooks:manage, leads:write.',
+    ],
+    [['--enterprise', 'not-an-id'], 'No enterprise has the id not-an-id.'],
+  ])('token:create %j is refused, saying why, and issues nothing', async (args, message) => {
+    const before = (await cli(['token:list', '--email', email])).stdout;
+    const run = await cli(['token:create', '--email', email, '--name', 'Bad', ...args]);
+    expect({ code: run.code, stderr: run.stderr.trim(), stdout: run.stdout }).toEqual({
+      code: 1,
+      stderr: message,
+      stdout: '',
+    });
+    expect((await cli(['token:list', '--email', email])).stdout).toBe(before);
+  });
+
+  it('token:create --enterprise refuses an enterprise the user is not a member of', async () => {
+    const run = await cli([
+      'token:create',
+      '--email',
+      email,
+      '--name',
+      'Other',
+      '--enterprise',
+      tenant.otherEnterpriseId,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(`The user ${email} is not a member of the enterprise ${tenant.otherEnterpriseId}.`);
+  });
+
+  it('user:role sets a role, member:add and user:create take --role (the first member of an enterprise is admin)', async () => {
+    const role = async (userEmail: string, enterpriseId: string) =>
+      (
+        await selectRows<{ role: string }>(
+          dataSource,
+          `SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE lower(u.email) = lower($1) AND m.enterprise_id = $2`,
+          [userEmail, enterpriseId],
+        )
+      )[0]?.role;
+    expect(await role(email, tenant.enterpriseId)).toBe('admin');
+    expect(
+      (await cli(['user:role', '--email', email, '--enterprise', tenant.enterpriseId, '--role', 'member'])).stdout,
+    ).toBe('Role set to member.\n');
+    expect(await role(email, tenant.enterpriseId)).toBe('member');
+    await cli(['user:role', '--email', email, '--enterprise', tenant.enterpriseId, '--role', 'admin']);
+    expect(await role(email, tenant.enterpriseId)).toBe('admin');
+    const bad = await cli(['user:role', '--email', email, '--enterprise', tenant.enterpriseId, '--role', 'owner']);
+    expect({ code: bad.code, stderr: bad.stderr.trim() }).toEqual({
+      code: 1,
+      stderr: '--role must be admin or member.',
+    });
+    const outside = await cli([
+      'user:role',
+      '--email',
+      email,
+      '--enterprise',
+      tenant.otherEnterpriseId,
+      '--role',
+      'admin',
+    ]);
+    expect(outside.stderr.trim()).toBe(
+      `The user ${email} is not a member of the enterprise ${tenant.otherEnterpriseId}: run member:add first.`,
+    );
+
+    const created = await cli(['enterprise:create', '--name', 'Fresh']);
+    expect(created.code).toBe(0);
+    const fresh = created.stdout.trim();
+    const tag = randomUUID().slice(0, 8);
+    const first = `first-${tag}@example.com`;
+    const second = `second-${tag}@example.com`;
+    for (const [user, extra] of [
+      [first, []],
+      [second, []],
+    ] as const) {
+      const run = await cli([
+        'user:create',
+        '--email',
+        user,
+        '--name',
+        'N',
+        '--password',
+        'long-enough-pw',
+        '--enterprise',
+        fresh,
+        ...extra,
+      ]);
+      expect(run.code).toBe(0);
+    }
+    expect([await role(first, fresh), await role(second, fresh)]).toEqual(['admin', 'member']);
+    await cli(['member:add', '--email', email, '--enterprise', fresh, '--role', 'admin']);
+    expect(await role(email, fresh)).toBe('admin');
+    const noEnterprise = await cli([
+      'user:create',
+      '--email',
+      `x-${tag}@example.com`,
+      '--name',
+      'X',
+      '--password',
+      'long-enough-pw',
+      '--role',
+      'admin',
+    ]);
+    expect({ code: noEnterprise.code, stderr: noEnterprise.stderr.trim() }).toEqual({
+      code: 1,
+      stderr: '--role needs --enterprise.',
+    });
   });
 });

@@ -178,3 +178,52 @@ describe('the change log migration', () => {
     }
   });
 });
+
+describe('the roles and token scopes migration', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await acquireTestDatabase({ migrated: false });
+  });
+  afterAll(async () => {
+    await database.release();
+  });
+
+  it('makes every existing membership admin and leaves existing tokens unlimited', async () => {
+    const rolesAt = MIGRATIONS.findIndex((m) => m.name === 'RolesAndTokenScopes1765000000000');
+    const before = new TypeOrmDataSource({
+      ...dataSourceOptions(database, false, 'operator'),
+      migrations: MIGRATIONS.slice(0, rolesAt),
+    });
+    await before.initialize();
+    await runMigrations(before);
+    const e = '00000000-0000-4000-8000-0000000000f1';
+    const u = '00000000-0000-4000-8000-0000000000f2';
+    await before.query(`INSERT INTO enterprises (id, name) VALUES ($1, 'E')`, [e]);
+    await before.query(`INSERT INTO users (id, name, email, password_hash) VALUES ($1, 'U', 'f2@example.com', 'x')`, [
+      u,
+    ]);
+    await before.query(`INSERT INTO memberships (user_id, enterprise_id) VALUES ($1, $2)`, [u, e]);
+    await before.query(`INSERT INTO access_tokens (user_id, token_sha256, kind) VALUES ($1, $2, 'integration')`, [
+      u,
+      '0'.repeat(64),
+    ]);
+    await before.destroy();
+
+    const after = await openDataSource(database);
+    try {
+      expect(await runMigrations(after)).toEqual(MIGRATIONS.slice(rolesAt).map((m) => m.name));
+      expect(await selectRows(after, `SELECT role FROM memberships WHERE user_id = $1`, [u])).toEqual([
+        { role: 'admin' },
+      ]);
+      expect(
+        await selectRows(after, `SELECT abilities, enterprise_ids FROM access_tokens WHERE user_id = $1`, [u]),
+      ).toEqual([{ abilities: null, enterprise_ids: null }]);
+      await expect(after.query(`UPDATE memberships SET role = 'owner' WHERE user_id = $1`, [u])).rejects.toThrow(
+        /memberships_role_check/,
+      );
+    } finally {
+      await after.destroy();
+    }
+  });
+});

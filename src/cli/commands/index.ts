@@ -5,7 +5,7 @@ import { importCommand } from './import.command.js';
 import { keyGenerateCommand } from './key-generate.command.js';
 import { migrateCommand } from './migrate.command.js';
 import { seedDemoCommand } from './seed-demo.command.js';
-import { memberAddCommand, userCreateCommand, userPasswordCommand } from './user.commands.js';
+import { memberAddCommand, userCreateCommand, userPasswordCommand, userRoleCommand } from './user.commands.js';
 // Token lifecycle and account locking (issue 16).
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './token.commands.js';
 import { userActivateCommand, userDeactivateCommand } from './user-activation.commands.js';
@@ -26,6 +26,7 @@ export const COMMANDS: readonly CliCommand[] = [
   userCreateCommand,
   userPasswordCommand,
   memberAddCommand,
+  userRoleCommand,
   keyGenerateCommand,
   // Token lifecycle and account locking (issue 16).
   tokenCreateCommand,

@@ -1,4 +1,5 @@
-import { CliUsageError, requireOption, type CliCommand } from '../cli-command.js';
+import { CliUsageError, listOption, requireOption, type CliCommand } from '../cli-command.js';
+import { TOKEN_ABILITIES } from '../../auth/token-abilities.js';
 import { TokenAdmin, type TokenListing } from '../../auth/token-admin.js';
 import { printable } from './list.commands.js';
 
@@ -18,6 +19,8 @@ function listingLine(token: TokenListing, now: Date): string {
     when(token.createdAt, ''),
     when(token.lastUsedAt, 'never'),
     `${when(token.expiresAt, 'never')}${expired}`,
+    token.abilities === null ? 'all' : token.abilities.join(','),
+    token.enterpriseIds === null ? 'all' : token.enterpriseIds.join(','),
   ]
     .map(printable)
     .join('\t');
@@ -30,6 +33,15 @@ export const tokenCreateCommand: CliCommand = {
     { name: 'email', description: "the user's login email", required: true },
     { name: 'name', description: 'what the token is for, shown by token:list (e.g. "CRM sync")', required: true },
     { name: 'expires-in-days', description: 'days until it stops working (default: until revoked)' },
+    {
+      name: 'abilities',
+      description: `what it may do, comma-separated, of: ${TOKEN_ABILITIES.join(', ')} (default: everything its user may)`,
+    },
+    {
+      name: 'enterprise',
+      description: 'an enterprise id it may act for; repeat for more (default: every enterprise of its user)',
+      repeatable: true,
+    },
   ],
   needsDatabase: true,
   async run({ dataSource, out }, args) {
@@ -37,6 +49,8 @@ export const tokenCreateCommand: CliCommand = {
       email: requireOption(args, 'email'),
       name: requireOption(args, 'name'),
       expiresInDays: parseDays(args.options['expires-in-days']),
+      abilities: listOption(args, 'abilities'),
+      enterpriseIds: listOption(args, 'enterprise'),
     });
     // Only the token on standard output, so a script can capture it; it cannot be shown again.
     out(token);
@@ -45,13 +59,13 @@ export const tokenCreateCommand: CliCommand = {
 
 export const tokenListCommand: CliCommand = {
   name: 'token:list',
-  summary: "List a user's tokens (id, name, created, last used, expires); never the secrets.",
+  summary: "List a user's tokens (id, name, created, last used, expires, abilities, enterprises); never the secrets.",
   options: [{ name: 'email', description: "the user's login email", required: true }],
   needsDatabase: true,
   async run({ dataSource, config, out }, args) {
     const tokens = await new TokenAdmin(dataSource).list(requireOption(args, 'email'), config.tokenLifetimeMinutes);
     const now = new Date();
-    out(['id', 'name', 'created', 'last used', 'expires'].join('\t'));
+    out(['id', 'name', 'created', 'last used', 'expires', 'abilities', 'enterprises'].join('\t'));
     for (const token of tokens) out(listingLine(token, now));
   },
 };

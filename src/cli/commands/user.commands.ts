@@ -1,8 +1,22 @@
-import { requireOption, type CliCommand } from '../cli-command.js';
+import { CliUsageError, requireOption, type CliArguments, type CliCommand } from '../cli-command.js';
+import { MEMBER_ROLES, type MemberRole } from '../../users/membership.entity.js';
 import { optionOrStdin } from '../read-secret.js';
 import { UserAccounts } from '../../users/user-accounts.js';
 
 const PASSWORD_OPTION = { name: 'password', description: 'password (read from standard input when absent)' };
+
+const ROLE_OPTION = {
+  name: 'role',
+  description: "admin or member (default: admin for the enterprise's first member, else member)",
+};
+
+/** --role, checked; undefined when not given. */
+function roleOption(args: CliArguments): MemberRole | undefined {
+  const role = args.options.role;
+  if (role === undefined) return undefined;
+  if (!MEMBER_ROLES.includes(role as MemberRole)) throw new CliUsageError('--role must be admin or member.');
+  return role as MemberRole;
+}
 
 export const userCreateCommand: CliCommand = {
   name: 'user:create',
@@ -12,6 +26,7 @@ export const userCreateCommand: CliCommand = {
     { name: 'name', description: 'display name', required: true },
     PASSWORD_OPTION,
     { name: 'enterprise', description: 'enterprise id to join' },
+    ROLE_OPTION,
   ],
   needsDatabase: true,
   async run({ dataSource, out, io }, args) {
@@ -23,7 +38,9 @@ export const userCreateCommand: CliCommand = {
       password: await optionOrStdin(args.options.password, 'Password', io),
     });
     const enterprise = args.options.enterprise;
-    if (enterprise !== undefined) await accounts.addMembership(email, enterprise);
+    const role = roleOption(args);
+    if (role !== undefined && enterprise === undefined) throw new CliUsageError('--role needs --enterprise.');
+    if (enterprise !== undefined) await accounts.addMembership(email, enterprise, role);
     out(id);
   },
 };
@@ -47,10 +64,31 @@ export const memberAddCommand: CliCommand = {
   options: [
     { name: 'email', description: 'login email', required: true },
     { name: 'enterprise', description: 'enterprise id', required: true },
+    ROLE_OPTION,
   ],
   needsDatabase: true,
   async run({ dataSource, out }, args) {
-    await new UserAccounts(dataSource).addMembership(requireOption(args, 'email'), requireOption(args, 'enterprise'));
+    await new UserAccounts(dataSource).addMembership(
+      requireOption(args, 'email'),
+      requireOption(args, 'enterprise'),
+      roleOption(args),
+    );
     out('Membership added.');
+  },
+};
+
+export const userRoleCommand: CliCommand = {
+  name: 'user:role',
+  summary: "Set a member's role in an enterprise: admin (also manages its webhook endpoints) or member.",
+  options: [
+    { name: 'email', description: 'login email', required: true },
+    { name: 'enterprise', description: 'enterprise id', required: true },
+    { name: 'role', description: 'admin or member', required: true },
+  ],
+  needsDatabase: true,
+  async run({ dataSource, out }, args) {
+    const role = roleOption(args) ?? 'member';
+    await new UserAccounts(dataSource).setRole(requireOption(args, 'email'), requireOption(args, 'enterprise'), role);
+    out(`Role set to ${role}.`);
   },
 };

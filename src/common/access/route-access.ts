@@ -1,6 +1,8 @@
-import type { ExecutionContext, Type } from '@nestjs/common';
+import { RequestMethod, type ExecutionContext, type Type } from '@nestjs/common';
+import { METHOD_METADATA } from '@nestjs/common/constants.js';
 import type { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from './public.decorator.js';
+import { ADMIN_ONLY, REQUIRED_ABILITY, type RequiredAbility } from './required-access.js';
 import { WITHOUT_ENTERPRISE } from '../tenancy/without-enterprise.decorator.js';
 
 /** Which of the access checks a route opts out of, from its handler's and controller's metadata. */
@@ -9,6 +11,28 @@ export interface RouteAccess {
   readonly isPublic: boolean;
   /** @WithoutEnterprise(): a token but no enterprise header (enterprise discovery). */
   readonly withoutEnterprise: boolean;
+  /** What a token with abilities needs for it. */
+  readonly ability: RequiredAbility;
+  /** @AdminOnly(): the user must be an admin of the header's enterprise. */
+  readonly adminOnly: boolean;
+}
+
+const READ: RequiredAbility = { kind: 'ability', ability: 'read' };
+const UNSCOPED: RequiredAbility = { kind: 'unscoped' };
+
+/** A handler's RouteAccess from its and its controller's metadata (the guard, and the OpenAPI documents). */
+export function routeAccessOf(reflector: Reflector, handler: object, controller: object): RouteAccess {
+  const targets = [handler, controller] as unknown as Type[];
+  const flag = (key: string) => reflector.getAllAndOverride<boolean>(key, targets) === true;
+  const method = reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler as Type);
+  return {
+    isPublic: flag(IS_PUBLIC),
+    withoutEnterprise: flag(WITHOUT_ENTERPRISE),
+    ability:
+      reflector.getAllAndOverride<RequiredAbility | undefined>(REQUIRED_ABILITY, targets) ??
+      (method === RequestMethod.GET ? READ : UNSCOPED),
+    adminOnly: flag(ADMIN_ONLY),
+  };
 }
 
 /**
@@ -28,11 +52,7 @@ export class RouteAccessCache {
     if (!handlers) this.byController.set(controller, (handlers = new WeakMap()));
     let access = handlers.get(handler);
     if (!access) {
-      const flag = (key: string) => this.reflector.getAllAndOverride<boolean>(key, [handler, controller]) === true;
-      access = {
-        isPublic: flag(IS_PUBLIC),
-        withoutEnterprise: flag(WITHOUT_ENTERPRISE),
-      };
+      access = routeAccessOf(this.reflector, handler, controller);
       handlers.set(handler, access);
     }
     return access;

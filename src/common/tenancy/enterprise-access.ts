@@ -1,6 +1,6 @@
 import { ForbiddenException, Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedUser } from '../access/authenticated-user.js';
+import type { AuthenticatedUser, EnterpriseRole } from '../access/authenticated-user.js';
 import { ErrorMessages } from '../http/error-messages.js';
 import { onlyReads } from '../http/read-methods.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
@@ -11,8 +11,8 @@ import { MembershipCheck } from './membership-check.js';
 /**
  * The enterprise header names an enterprise the caller belongs to. Missing: 403 naming the
  * header; not a UUID or not a member: 403 Forbidden. On success the request carries the
- * enterprise's id (lower-cased) and, when it writes, has a place in the enterprise's bulkhead
- * (given back when its answer is sent).
+ * enterprise's id (lower-cased) and, once the token's scope allowed it, a write has a place in
+ * the enterprise's bulkhead (given back when its answer is sent).
  */
 @Injectable()
 export class EnterpriseAccess {
@@ -37,20 +37,33 @@ export class EnterpriseAccess {
         : new EnterpriseBulkhead(1, config.databaseLockTimeoutMs, ErrorMessages.serviceUnavailable);
   }
 
-  /** `enterpriseId`: the header's value as an enterprise id (`enterpriseIdOf`), read once per request. */
-  async check(
+  /**
+   * The membership check: 403 unless the header names an enterprise the user belongs to. Sets
+   * the request's enterprise id; answers the user's role there. `enterpriseId`: the header's
+   * value as an enterprise id (`enterpriseIdOf`), read once per request.
+   */
+  async admit(
     request: FastifyRequest,
     header: EnterpriseHeader,
     enterpriseId: string | undefined,
     user: AuthenticatedUser,
-  ): Promise<void> {
+  ): Promise<EnterpriseRole> {
     if (header.value === undefined) {
       throw new ForbiddenException({ message: ErrorMessages.enterpriseHeaderRequired(header.version) });
     }
-    if (enterpriseId === undefined || !(await this.isMember(user, enterpriseId))) {
+    const role = enterpriseId === undefined ? undefined : await this.roleOf(user, enterpriseId);
+    if (enterpriseId === undefined || role === undefined) {
       throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
     request.enterpriseId = enterpriseId;
+    return role;
+  }
+
+  /**
+   * A write's place in its enterprise's bulkhead (given back when its answer is sent), after
+   * its record's turn when it names one.
+   */
+  async enter(request: FastifyRequest, enterpriseId: string): Promise<void> {
     // Reads never wait on another transaction's row locks (PostgreSQL snapshots): they hold a
     // connection only for their own queries, so only writes are bounded per enterprise.
     if (this.bulkhead === undefined || onlyReads(request.method)) return;
@@ -66,9 +79,13 @@ export class EnterpriseAccess {
   }
 
   /** The token lookup usually answered this already, in its own query. */
-  private isMember(user: AuthenticatedUser, enterpriseId: string): Promise<boolean> {
-    if (user.membership?.enterpriseId === enterpriseId) return Promise.resolve(user.membership.member);
-    return this.memberships.isMember(user.id, enterpriseId);
+  private roleOf(user: AuthenticatedUser, enterpriseId: string): Promise<EnterpriseRole | undefined> {
+    const known = user.membership;
+    if (known?.enterpriseId === enterpriseId) {
+      if (!known.member) return Promise.resolve(undefined);
+      if (known.role !== undefined) return Promise.resolve(known.role);
+    }
+    return this.memberships.roleOf(user.id, enterpriseId);
   }
 }
 

@@ -1,8 +1,10 @@
+import type { EnterpriseRole } from '../access/authenticated-user.js';
+
 /**
- * Whether a user belongs to an enterprise: asked by the enterprise check when the token's lookup
- * did not answer it already. The authentication module provides it (`MembershipService`), so
- * the HTTP platform names no table of its own.
+ * A user's role in an enterprise (undefined: not a member): asked by the enterprise check when
+ * the token's lookup did not answer it already. The authentication module provides it
+ * (`MembershipService`), so the HTTP platform names no table of its own.
  */
 export abstract class MembershipCheck {
-  abstract isMember(userId: string, enterpriseId: string): Promise<boolean>;
+  abstract roleOf(userId: string, enterpriseId: string): Promise<EnterpriseRole | undefined>;
 }
