@@ -13,9 +13,7 @@ export class RolesAndTokenScopes1765000000000 implements MigrationInterface {
 
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE memberships ADD COLUMN role varchar(16) NOT NULL DEFAULT 'admin'`);
-    await q.query(
-      `ALTER TABLE memberships ADD CONSTRAINT memberships_role_check CHECK (role IN ('admin', 'member'))`,
-    );
+    await q.query(`ALTER TABLE memberships ADD CONSTRAINT memberships_role_check CHECK (role IN ('admin', 'member'))`);
     await q.query(`ALTER TABLE access_tokens ADD COLUMN abilities text[], ADD COLUMN enterprise_ids uuid[]`);
   }
 
