@@ -20,6 +20,7 @@ import { OpenApiModule } from './openapi/openapi.module.js';
 import { ChangesModule } from './changes/changes.module.js';
 import { ResourcesModule } from './resources/resources.module.js';
 import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.module.js';
+import { AuditModule } from './audit/audit.module.js';
 
 @Module({})
 export class AppModule {
@@ -45,6 +46,7 @@ export class AppModule {
         LeadsModule,
         ChangesModule,
         WebhookEndpointsModule,
+        AuditModule,
         OpenApiModule,
       ],
       providers: [

@@ -1,4 +1,5 @@
 import { AccessToken } from './auth/access-token.entity.js';
+import { AuditEvent } from './audit/audit-event.entity.js';
 import { Address } from './contacts/address.entity.js';
 import { Email } from './contacts/email.entity.js';
 import { PhoneNumber } from './contacts/phone-number.entity.js';
@@ -15,7 +16,7 @@ import { TenantRowCount } from './resources/tenant-row-count.entity.js';
 import { WebhookDelivery } from './webhook-endpoints/webhook-delivery.entity.js';
 import { WebhookEndpoint } from './webhook-endpoints/webhook-endpoint.entity.js';
 
-/** Tables that are not a resource's own: tenants, access, nested rows, signing documents, bookkeeping, webhook endpoints. */
+/** Tables that are not a resource's own: tenants, access, nested rows, signing documents, bookkeeping, webhook endpoints, the audit trail. */
 const SUPPORTING_ENTITIES = [
   Enterprise,
   Membership,
@@ -32,6 +33,7 @@ const SUPPORTING_ENTITIES = [
   KeyCheck,
   WebhookEndpoint,
   WebhookDelivery,
+  AuditEvent,
 ];
 
 /**

@@ -1,15 +1,15 @@
 import { TENANT_RESOURCES } from '../resources/tenant-resources.js';
-import { writableAtAll } from '../resources/tenant-resource.js';
-import { writeAbility } from '../writes/write-routes.js';
+import { writableAtAll, writeAbility } from '../resources/tenant-resource.js';
 
 /**
  * What a token may be limited to: reading records and lists, the change feed, managing webhook
- * endpoints (admins only), and writing each writable resource (derived from the descriptors, so
+ * endpoints and reading the audit trail (admins only), and writing each writable resource (derived from the descriptors, so
  * a new writable resource has its ability without edits).
  */
 export const TOKEN_ABILITIES: readonly string[] = [
   'read',
   'changes:read',
   'webhooks:manage',
+  'audit:read',
   ...TENANT_RESOURCES.filter(writableAtAll).map(writeAbility),
 ];

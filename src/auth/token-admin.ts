@@ -6,6 +6,7 @@ import { isUuid } from '../database/uuid.js';
 import { newSecret, sha256Hex } from './access-token.js';
 import type { TokenKind } from './access-token.entity.js';
 import { TOKEN_ABILITIES } from './token-abilities.js';
+import { CLI_ACTOR, recordAuditForMember } from '../audit/audit-trail.js';
 
 /** The abilities, each a known one, without repeats, in TOKEN_ABILITIES's order. */
 function checkedAbilities(abilities: readonly string[]): string[] {
@@ -75,12 +76,21 @@ export class TokenAdmin {
         : await this.checkedEnterprises(user.id, input.email, input.enterpriseIds);
     const id = randomUUID();
     const secret = newSecret();
-    await this.dataSource.query(
-      `INSERT INTO access_tokens (id, user_id, token_sha256, kind, name, expires_at, abilities, enterprise_ids)
-       VALUES ($1, $2, $3, 'integration', $4, CASE WHEN $5::integer IS NULL THEN NULL ELSE now() + make_interval(days => $5::integer) END,
-               $6::text[], $7::uuid[])`,
-      [id, user.id, sha256Hex(secret), name, days ?? null, abilities, enterpriseIds],
-    );
+    await this.dataSource.transaction(async (db) => {
+      await db.query(
+        `INSERT INTO access_tokens (id, user_id, token_sha256, kind, name, expires_at, abilities, enterprise_ids)
+         VALUES ($1, $2, $3, 'integration', $4, CASE WHEN $5::integer IS NULL THEN NULL ELSE now() + make_interval(days => $5::integer) END,
+                 $6::text[], $7::uuid[])`,
+        [id, user.id, sha256Hex(secret), name, days ?? null, abilities, enterpriseIds],
+      );
+      // In each enterprise it may act for; never the token itself.
+      await recordAuditForMember(db, user.id, enterpriseIds, CLI_ACTOR, {
+        action: 'token.issued',
+        targetType: 'token',
+        targetId: id,
+        details: { user_id: user.id, name, abilities: abilities ?? 'all', expires_in_days: days ?? null },
+      });
+    });
     return `${id}|${secret}`;
   }
 
@@ -118,16 +128,38 @@ export class TokenAdmin {
 
   /** Deletes one token by id; an unknown id is an operator error. */
   async revoke(id: string): Promise<void> {
-    const deleted = isUuid(id)
-      ? await affectedRows(this.dataSource, `DELETE FROM access_tokens WHERE id = $1`, [id.toLowerCase()])
-      : 0;
-    if (deleted === 0) throw new AccountError(`No token has the id ${id}.`);
+    await this.dataSource.transaction(async (db) => {
+      const [deleted] = isUuid(id)
+        ? await selectRows<{ user_id: string; enterprise_ids: string[] | null }>(
+            db,
+            `SELECT user_id, enterprise_ids::text[] AS enterprise_ids FROM access_tokens WHERE id = $1 FOR UPDATE`,
+            [id.toLowerCase()],
+          )
+        : [];
+      if (!deleted) throw new AccountError(`No token has the id ${id}.`);
+      await db.query(`DELETE FROM access_tokens WHERE id = $1`, [id.toLowerCase()]);
+      await recordAuditForMember(db, deleted.user_id, deleted.enterprise_ids, CLI_ACTOR, {
+        action: 'token.revoked',
+        targetType: 'token',
+        targetId: id.toLowerCase(),
+        details: { user_id: deleted.user_id },
+      });
+    });
   }
 
   /** Deletes every token of the user; returns how many there were. */
   async revokeAll(email: string): Promise<number> {
     const user = await this.userByEmail(this.dataSource, email);
-    return affectedRows(this.dataSource, `DELETE FROM access_tokens WHERE user_id = $1`, [user.id]);
+    return this.dataSource.transaction(async (db) => {
+      const count = await affectedRows(db, `DELETE FROM access_tokens WHERE user_id = $1`, [user.id]);
+      await recordAuditForMember(db, user.id, null, CLI_ACTOR, {
+        action: 'token.revoked',
+        targetType: 'token',
+        targetId: null,
+        details: { user_id: user.id, all: true, count },
+      });
+      return count;
+    });
   }
 
   /** The enterprises, each a UUID of one the user belongs to, lower-cased and without repeats. */

@@ -13,6 +13,7 @@ import { FinancialsOwnerIndex1764700000000 } from '../../migrations/176470000000
 import { ChangesOncePerTransaction1764800000000 } from '../../migrations/1764800000000-changes-once-per-transaction.js';
 import { StoredRecordJson1764900000000 } from '../../migrations/1764900000000-stored-record-json.js';
 import { RolesAndTokenScopes1765000000000 } from '../../migrations/1765000000000-roles-and-token-scopes.js';
+import { AuditTrail1765100000000 } from '../../migrations/1765100000000-audit-trail.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   ChangesOncePerTransaction1764800000000,
   StoredRecordJson1764900000000,
   RolesAndTokenScopes1765000000000,
+  AuditTrail1765100000000,
 ];

@@ -104,6 +104,11 @@ export function writableIn(resource: TenantResource, version: ApiVersion): boole
   return resource.writable?.[version] ?? false;
 }
 
+/** What a limited token needs to write the resource's records: `<path>:write` (`leads:write`). */
+export function writeAbility(resource: Pick<TenantResource, 'path'>): string {
+  return `${resource.path}:write`;
+}
+
 /** Whether the resource takes writes in any version (its table changes through the API). */
 export function writableAtAll(resource: TenantResource): boolean {
   return writableIn(resource, 'v1') || writableIn(resource, 'v2');

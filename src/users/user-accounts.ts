@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MemberRole } from './membership.entity.js';
-import { affectedRows } from '../database/sql.js';
+import { affectedRows, selectRows } from '../database/sql.js';
+import { CLI_ACTOR, recordAudit } from '../audit/audit-trail.js';
 import { hashPassword } from '../auth/password-hasher.js';
 
 export class AccountError extends Error {
@@ -81,6 +82,18 @@ export class UserAccounts {
           `The user ${email} is not a member of the enterprise ${enterpriseId}: run member:add first.`,
         );
       }
+      // A member who is no longer an admin: the endpoints they created keep delivering, and the trail says so.
+      const [kept] = await selectRows<{ endpoints: number }>(
+        manager,
+        `SELECT count(*)::int AS endpoints FROM webhook_endpoints WHERE enterprise_id = $1 AND created_by = $2`,
+        [enterpriseId, userId],
+      );
+      await recordAudit(manager, enterpriseId.toLowerCase(), CLI_ACTOR, {
+        action: 'role.changed',
+        targetType: 'membership',
+        targetId: userId,
+        details: role === 'member' ? { role, endpoints_kept: kept?.endpoints ?? 0 } : { role },
+      });
     });
   }
 

@@ -1,6 +1,7 @@
 import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { RecordTimestampColumn, TimestampColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
+import { User } from '../users/user.entity.js';
 
 /** An enterprise's webhook receiver, where its stream stands in the change log, and its lease. */
 @Entity('webhook_endpoints')
@@ -32,6 +33,10 @@ export class WebhookEndpoint {
   @TimestampColumn({ nullable: true }) nextAttemptAt!: Date | null;
   @Column({ type: 'varchar', length: 255, nullable: true }) leaseOwner!: string | null;
   @TimestampColumn({ nullable: true }) leaseExpiresAt!: Date | null;
+  /** The user who created it (null: before this was recorded, or that user was removed); the enterprise owns it. */
+  @Column('uuid', { nullable: true })
+  @ForeignKey(() => User, { onDelete: 'SET NULL' })
+  createdBy!: string | null;
   @RecordTimestampColumn() createdAt!: Date;
   @RecordTimestampColumn() updatedAt!: Date;
 }

@@ -16,6 +16,8 @@ export interface WebhookEndpointRecord {
   /** While failing: the last failed attempt's reason and HTTP status (null when none was answered). */
   last_error: string | null;
   last_status_code: number | null;
+  /** The user who created it (null: created before this was recorded, or that user was removed). */
+  created_by: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -36,6 +38,7 @@ export interface WebhookEndpointRow {
   next_attempt_at: Date | null;
   last_error: string | null;
   last_status_code: number | null;
+  created_by: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -55,7 +58,7 @@ const lastFailed = (column: string) =>
  */
 export const ENDPOINT_COLUMNS =
   'id, url, types, description, enabled, disabled_reason, failures, failing_since, next_attempt_at, ' +
-  `${lastFailed('error')} AS last_error, ${lastFailed('status_code')} AS last_status_code, created_at, updated_at`;
+  `${lastFailed('error')} AS last_error, ${lastFailed('status_code')} AS last_status_code, created_by, created_at, updated_at`;
 
 export function presentWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpointRecord {
   return {
@@ -70,6 +73,7 @@ export function presentWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint
     next_attempt_at: row.next_attempt_at === null ? null : isoTimestamp(row.next_attempt_at),
     last_error: row.last_error,
     last_status_code: row.last_status_code,
+    created_by: row.created_by,
     created_at: isoTimestamp(row.created_at),
     updated_at: isoTimestamp(row.updated_at),
   };

@@ -49,6 +49,13 @@ export class WebhookEndpointSchema implements WebhookEndpointRecord {
     description: 'While failing: the HTTP status the last attempt was answered with; null when none was',
   })
   last_status_code!: number | null;
+  @UuidField({
+    nullable: true,
+    description:
+      'The user who created it; null when created before this was recorded, or that user was removed. The enterprise ' +
+      'owns the endpoint: it keeps delivering when that user is deactivated or is no longer an admin',
+  })
+  created_by!: string | null;
   @TimestampField() created_at!: string;
   @TimestampField() updated_at!: string;
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { AdminOnly, RequiresAbility } from '../common/access/required-access.js';
+import { auditActorOf } from '../audit/audit-trail.js';
 import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { OptionalBody } from '../common/http/optional-body.js';
@@ -110,11 +111,14 @@ export class WebhookEndpointsController {
   @ApiIdempotentWrite()
   async create(
     @CurrentEnterprise() enterpriseId: string,
+    @Req() request: FastifyRequest,
     @Body() body: unknown,
     @CurrentWrite() write: WriteRequest,
   ): Promise<DataEnvelope<WebhookEndpointWithSecret>> {
     const changes = await this.endpoints.validatedForCreate(body);
-    const created = await this.writes.run(write, (db) => this.endpoints.insert(enterpriseId, changes, db));
+    const created = await this.writes.run(write, (db) =>
+      this.endpoints.insert(enterpriseId, changes, auditActorOf(request), db),
+    );
     return new DataEnvelope(this.endpoints.reveal(created));
   }
 
@@ -160,9 +164,10 @@ export class WebhookEndpointsController {
   async update(
     @Param('id', new RecordIdPipe(MODEL)) id: string,
     @CurrentEnterprise() enterpriseId: string,
+    @Req() request: FastifyRequest,
     @Body() body: unknown,
   ): Promise<DataEnvelope<WebhookEndpointRecord>> {
-    return new DataEnvelope(await this.endpoints.update(enterpriseId, id, body));
+    return new DataEnvelope(await this.endpoints.update(enterpriseId, id, body, auditActorOf(request)));
   }
 
   @Post(':id/rotate-secret')
@@ -181,9 +186,12 @@ export class WebhookEndpointsController {
   async rotateSecret(
     @Param('id', new RecordIdPipe(MODEL)) id: string,
     @CurrentEnterprise() enterpriseId: string,
+    @Req() request: FastifyRequest,
     @CurrentWrite() write: WriteRequest,
   ): Promise<DataEnvelope<WebhookEndpointWithSecret>> {
-    const rotated = await this.writes.run(write, (db) => this.endpoints.rotateSecret(enterpriseId, id, db));
+    const rotated = await this.writes.run(write, (db) =>
+      this.endpoints.rotateSecret(enterpriseId, id, auditActorOf(request), db),
+    );
     return new DataEnvelope(this.endpoints.reveal(rotated));
   }
 
@@ -245,10 +253,13 @@ export class WebhookEndpointsController {
   async replay(
     @Param('id', new RecordIdPipe(MODEL)) id: string,
     @CurrentEnterprise() enterpriseId: string,
+    @Req() request: FastifyRequest,
     @Body() body: unknown,
     @CurrentWrite() write: WriteRequest,
   ): Promise<DataEnvelope<WebhookEndpointRecord>> {
-    return new DataEnvelope(await this.writes.run(write, (db) => this.endpoints.replay(enterpriseId, id, body, db)));
+    return new DataEnvelope(
+      await this.writes.run(write, (db) => this.endpoints.replay(enterpriseId, id, body, auditActorOf(request), db)),
+    );
   }
 
   /** Last of the routes, so route-driven suites delete the endpoint after using it. */
@@ -262,7 +273,8 @@ export class WebhookEndpointsController {
   async remove(
     @Param('id', new RecordIdPipe(MODEL)) id: string,
     @CurrentEnterprise() enterpriseId: string,
+    @Req() request: FastifyRequest,
   ): Promise<void> {
-    await this.endpoints.remove(enterpriseId, id);
+    await this.endpoints.remove(enterpriseId, id, auditActorOf(request));
   }
 }

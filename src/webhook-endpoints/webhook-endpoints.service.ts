@@ -28,6 +28,7 @@ import {
 import { WebhookResolver } from './webhook-resolver.js';
 import { newWebhookSecret } from './webhook-secret.js';
 import { typesOf } from './webhook-stream.js';
+import { recordAudit, type AuditActor } from '../audit/audit-trail.js';
 
 export const WEBHOOK_ENDPOINT_MODEL = 'WebhookEndpoint';
 /** After a rotation, deliveries carry the old secret's signature too for this long. */
@@ -91,11 +92,13 @@ export class WebhookEndpointsService {
   async insert(
     enterpriseId: string,
     changes: EndpointChanges,
+    actor: AuditActor,
     db: SqlExecutor = this.dataSource,
   ): Promise<CreatedEndpoint> {
-    // The count and the insert run in one transaction, behind a lock on the enterprise's
-    // endpoints: two creates at once never both take the last place.
-    if (db instanceof DataSource) return db.transaction((manager) => this.insert(enterpriseId, changes, manager));
+    // The count, the insert and its audit event run in one transaction, behind a lock on the
+    // enterprise's endpoints: two creates at once never both take the last place.
+    if (db instanceof DataSource)
+      return db.transaction((manager) => this.insert(enterpriseId, changes, actor, manager));
     await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1, 0))`, [enterpriseId]);
     const [registered] = await selectRows<{ total: number }>(
       db,
@@ -110,8 +113,8 @@ export class WebhookEndpointsService {
     const start = await readHorizon(db, enterpriseId);
     const [row] = await selectRows<WebhookEndpointRow>(
       db,
-      `INSERT INTO webhook_endpoints (enterprise_id, url, types, description, secret_encrypted, cursor_xid, cursor_seq)
-       VALUES ($1, $2, $3::text[], $4, $5, $6::bigint, $7::bigint)
+      `INSERT INTO webhook_endpoints (enterprise_id, url, types, description, secret_encrypted, cursor_xid, cursor_seq, created_by)
+       VALUES ($1, $2, $3::text[], $4, $5, $6::bigint, $7::bigint, $8)
        RETURNING ${ENDPOINT_COLUMNS}`,
       [
         enterpriseId,
@@ -121,9 +124,12 @@ export class WebhookEndpointsService {
         secretEncrypted,
         start.xid.toString(),
         start.seq.toString(),
+        actor.userId ?? null,
       ],
     );
     if (!row) throw new Error('INSERT ... RETURNING gave no row');
+    // The URL is not recorded: its query string may hold a receiver's own secret.
+    await this.audit(db, enterpriseId, actor, 'webhook_endpoint.created', row.id, { types: changes.types ?? [] });
     return { record: presentWebhookEndpoint(row), secretEncrypted };
   }
 
@@ -136,12 +142,13 @@ export class WebhookEndpointsService {
    * Changes url, types, description or enabled. Enabling a disabled endpoint clears its failures,
    * so it is tried at once and resumes where it stopped.
    */
-  async update(enterpriseId: string, id: string, body: unknown): Promise<WebhookEndpointRecord> {
+  async update(enterpriseId: string, id: string, body: unknown, actor: AuditActor): Promise<WebhookEndpointRecord> {
     await this.own(enterpriseId, id);
     const changes = await this.validated(body, 'update');
-    const rows = await selectRows<WebhookEndpointRow>(
-      this.dataSource,
-      `UPDATE webhook_endpoints
+    return this.dataSource.transaction(async (db) => {
+      const rows = await selectRows<WebhookEndpointRow>(
+        db,
+        `UPDATE webhook_endpoints
           SET url = coalesce($3, url),
               types = CASE WHEN $4::boolean THEN $5::text[] ELSE types END,
               description = CASE WHEN $6::boolean THEN $7 ELSE description END,
@@ -153,26 +160,48 @@ export class WebhookEndpointsService {
               updated_at = now()
         WHERE id = $1 AND enterprise_id = $2
       RETURNING ${ENDPOINT_COLUMNS}`,
-      [
-        id,
-        enterpriseId,
-        changes.url ?? null,
-        changes.types !== undefined,
-        changes.types ?? [],
-        changes.description !== undefined,
-        changes.description ?? null,
-        changes.enabled ?? null,
-      ],
-    );
-    return presentWebhookEndpoint(this.only(rows, id));
+        [
+          id,
+          enterpriseId,
+          changes.url ?? null,
+          changes.types !== undefined,
+          changes.types ?? [],
+          changes.description !== undefined,
+          changes.description ?? null,
+          changes.enabled ?? null,
+        ],
+      );
+      const updated = presentWebhookEndpoint(this.only(rows, id));
+      await this.audit(db, enterpriseId, actor, 'webhook_endpoint.updated', id, {
+        fields: Object.keys(changes).sort(),
+      });
+      return updated;
+    });
   }
 
-  async remove(enterpriseId: string, id: string): Promise<void> {
+  async remove(enterpriseId: string, id: string, actor: AuditActor): Promise<void> {
     await this.own(enterpriseId, id);
-    await this.dataSource.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2`, [
-      id,
-      enterpriseId,
-    ]);
+    await this.dataSource.transaction(async (db) => {
+      await db.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2`, [id, enterpriseId]);
+      await this.audit(db, enterpriseId, actor, 'webhook_endpoint.deleted', id);
+    });
+  }
+
+  /** The endpoint's audit event, in the action's transaction. */
+  private audit(
+    db: SqlExecutor,
+    enterpriseId: string,
+    actor: AuditActor,
+    action:
+      | 'webhook_endpoint.created'
+      | 'webhook_endpoint.updated'
+      | 'webhook_endpoint.deleted'
+      | 'webhook_endpoint.secret_rotated'
+      | 'webhook_endpoint.replayed',
+    id: string,
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
+    return recordAudit(db, enterpriseId, actor, { action, targetType: 'webhook_endpoint', targetId: id, details });
   }
 
   /**
@@ -180,7 +209,14 @@ export class WebhookEndpointsService {
    * transaction of an `Idempotency-Key`, when there is one); what it returns holds the new secret
    * encrypted, as `insert` does: `reveal` gives the answer.
    */
-  async rotateSecret(enterpriseId: string, id: string, db: SqlExecutor = this.dataSource): Promise<CreatedEndpoint> {
+  async rotateSecret(
+    enterpriseId: string,
+    id: string,
+    actor: AuditActor,
+    db: SqlExecutor = this.dataSource,
+  ): Promise<CreatedEndpoint> {
+    if (db instanceof DataSource)
+      return db.transaction((manager) => this.rotateSecret(enterpriseId, id, actor, manager));
     await this.own(enterpriseId, id, db);
     const secretEncrypted = this.cipher.encrypt(newWebhookSecret());
     const rows = await selectRows<WebhookEndpointRow>(
@@ -193,7 +229,9 @@ export class WebhookEndpointsService {
       RETURNING ${ENDPOINT_COLUMNS}`,
       [id, enterpriseId, secretEncrypted],
     );
-    return { record: presentWebhookEndpoint(this.only(rows, id)), secretEncrypted };
+    const record = presentWebhookEndpoint(this.only(rows, id));
+    await this.audit(db, enterpriseId, actor, 'webhook_endpoint.secret_rotated', id);
+    return { record, secretEncrypted };
   }
 
   /**
@@ -204,8 +242,11 @@ export class WebhookEndpointsService {
     enterpriseId: string,
     id: string,
     body: unknown,
+    actor: AuditActor,
     db: SqlExecutor = this.dataSource,
   ): Promise<WebhookEndpointRecord> {
+    if (db instanceof DataSource)
+      return db.transaction((manager) => this.replay(enterpriseId, id, body, actor, manager));
     const endpoint = await this.own(enterpriseId, id, db);
     const position = await this.replayPosition(bodyObject(body), enterpriseId, endpoint.types, db);
     const rows = await selectRows<WebhookEndpointRow>(
@@ -217,7 +258,10 @@ export class WebhookEndpointsService {
       RETURNING ${ENDPOINT_COLUMNS}`,
       [id, enterpriseId, position.xid.toString(), position.seq.toString()],
     );
-    return presentWebhookEndpoint(this.only(rows, id));
+    const replayed = presentWebhookEndpoint(this.only(rows, id));
+    const from = bodyObject(body).from_beginning === true ? 'beginning' : 'cursor';
+    await this.audit(db, enterpriseId, actor, 'webhook_endpoint.replayed', id, { from });
+    return replayed;
   }
 
   /**

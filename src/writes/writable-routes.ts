@@ -14,8 +14,8 @@ import { Operation } from '../openapi/api-operation.decorator.js';
 import { ApiDisabled } from '../openapi/api-responses.decorator.js';
 import { decorate, readList, readRecord, resourceReadRoutes } from '../resources/read-only-controller.js';
 import { ResourceReader } from '../resources/resource-reader.js';
-import type { TenantResource } from '../resources/tenant-resource.js';
-import { recordNoun, writeAbility } from './write-routes.js';
+import { writeAbility, type TenantResource } from '../resources/tenant-resource.js';
+import { recordNoun } from './write-routes.js';
 import { RequiresAbility } from '../common/access/required-access.js';
 
 /** What a writable version's controller inherits: the reads, the refused delete, and the idempotent write runner. */

@@ -12,7 +12,7 @@ import {
 } from '../openapi/api-responses.decorator.js';
 import { schemaOf } from '../openapi/resource-schemas.js';
 import type { JsonSchema } from '../openapi/validation-schema.js';
-import type { TenantResource } from '../resources/tenant-resource.js';
+import { writeAbility, type TenantResource } from '../resources/tenant-resource.js';
 import { recordWriteAccess } from './write-access.guard.js';
 import { RequiresAbility } from '../common/access/required-access.js';
 
@@ -20,11 +20,6 @@ import { RequiresAbility } from '../common/access/required-access.js';
 export function recordNoun(model: string): { readonly noun: string; readonly withArticle: string } {
   const noun = model.replace(/(?<=[a-z0-9])([A-Z])/g, ' $1').toLowerCase();
   return { noun, withArticle: `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}` };
-}
-
-/** What a limited token needs to write the resource's records: `<path>:write` (`leads:write`). */
-export function writeAbility(resource: Pick<TenantResource, 'path'>): string {
-  return `${resource.path}:write`;
 }
 
 /** Decorators applied as if written one above the other (the last one first, as TypeScript does). */

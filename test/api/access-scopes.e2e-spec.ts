@@ -17,22 +17,14 @@ import { apiHeaders } from '../helpers/fixtures.js';
  * matrix without edits): which token, role and enterprise binding gets a 403 of its own, and
  * which answers exactly as a token without limits does. What each route needs is written here
  * from the rules users are told, not read from the routes' metadata:
- * - the webhook endpoint routes need `webhooks:manage`, and an admin of the enterprise;
+ * - the webhook endpoint routes need `webhooks:manage`, the audit trail `audit:read`, and both an
+ *   admin of the enterprise;
  * - the change feed needs `changes:read`; any other GET needs `read`;
  * - a write of a writable resource needs `<resource>:write`; writes of read-only resources
  *   answer their 403 to every token alike; logout takes any token.
  */
 const member = { id: randomUUID(), email: `member-${randomUUID().slice(0, 8)}@example.com`, password: 'member-pw' };
 const both = { id: randomUUID(), email: `both-${randomUUID().slice(0, 8)}@example.com`, password: 'both-pw' };
-
-const suite = apiSuite({
-  records: (tenant) => ({
-    users: [
-      { ...member, name: 'Mia Member', is_active: true, enterprise_ids: [tenant.enterpriseId] },
-      { ...both, name: 'Bo Both', is_active: true, enterprise_ids: [tenant.enterpriseId, tenant.otherEnterpriseId] },
-    ],
-  }),
-});
 
 type Need = { kind: 'ability'; ability: string; admin: boolean } | { kind: 'any' };
 
@@ -46,6 +38,7 @@ function needOf(route: RouteEntry): Need {
   if (resource === 'logout') return { kind: 'any' };
   if (resource === 'webhook-endpoints') return { kind: 'ability', ability: 'webhooks:manage', admin: true };
   if (resource === 'changes') return { kind: 'ability', ability: 'changes:read', admin: false };
+  if (resource === 'audit-events') return { kind: 'ability', ability: 'audit:read', admin: true };
   if (route.method === 'GET') return { kind: 'ability', ability: 'read', admin: false };
   const version = apiVersionOf(route.url);
   const written = TENANT_RESOURCES.find((r) => r.path === resource && version !== undefined && writableIn(r, version));
@@ -86,6 +79,7 @@ function words(ability: string): string {
     read: 'read records',
     'changes:read': 'read the change feed',
     'webhooks:manage': 'manage webhook endpoints',
+    'audit:read': 'read the audit trail',
   };
   return known[ability] ?? `write ${ability.replace(/:write$/, '')}`;
 }
@@ -93,6 +87,14 @@ function words(ability: string): string {
 const SCOPE_MESSAGES = /^(This token cannot|Only an admin of this enterprise)/;
 
 describe('roles, abilities and enterprise bindings over every route', () => {
+  const suite = apiSuite({
+    records: (tenant) => ({
+      users: [
+        { ...member, name: 'Mia Member', is_active: true, enterprise_ids: [tenant.enterpriseId] },
+        { ...both, name: 'Bo Both', is_active: true, enterprise_ids: [tenant.enterpriseId, tenant.otherEnterpriseId] },
+      ],
+    }),
+  });
   const tokens = new Map<string, string>();
 
   async function issue(profile: Profile): Promise<string> {

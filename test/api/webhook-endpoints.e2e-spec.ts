@@ -62,6 +62,7 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       'next_attempt_at',
       'last_error',
       'last_status_code',
+      'created_by',
       'created_at',
       'updated_at',
       'secret',
@@ -77,6 +78,8 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       next_attempt_at: null,
       last_error: null,
       last_status_code: null,
+      // The enterprise owns it; the record says who created it.
+      created_by: tenant.user.id,
     });
     expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(String(data.secret).slice(6), 'base64')).toHaveLength(32);

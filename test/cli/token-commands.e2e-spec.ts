@@ -181,11 +181,11 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
   it.each([
     [
       ['--abilities', 'read,delete:everything'],
-      'Unknown ability delete:everything; the abilities are: read, changes:read, webhooks:manage, leads:write.',
+      'Unknown ability delete:everything; the abilities are: read, changes:read, webhooks:manage, audit:read, leads:write.',
     ],
     [
       ['--abilities', ','],
-      '--abilities needs at least one ability; the abilities are: read, changes:read, webhooks:manage, leads:write.',
+      '--abilities needs at least one ability; the abilities are: read, changes:read, webhooks:manage, audit:read, leads:write.',
     ],
     [['--enterprise', 'not-an-id'], 'No enterprise has the id not-an-id.'],
   ])('token:create %j is refused, saying why, and issues nothing', async (args, message) => {
@@ -289,5 +289,22 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
       code: 1,
       stderr: '--role needs --enterprise.',
     });
+  });
+
+  it("audit:list prints the enterprise's trail newest first, filtered, and refuses a filter it cannot read", async () => {
+    await createToken(['--name', 'Audited', '--abilities', 'read']);
+    const run = await cli(['audit:list', '--enterprise', tenant.enterpriseId, '--action', 'token.issued']);
+    expect(run.code).toBe(0);
+    const [header, newest] = run.stdout.trim().split('\n');
+    expect(header).toBe('time\tactor\tuser\ttoken\taction\ttarget\tdetails\tclient\trequest');
+    const cells = newest?.split('\t') ?? [];
+    expect(cells[0]).toMatch(ISO);
+    expect(cells.slice(1, 5)).toEqual(['cli', '', '', 'token.issued']);
+    expect(JSON.parse(cells[6] ?? '{}')).toMatchObject({ name: 'Audited', abilities: ['read'] });
+    const none = await cli(['audit:list', '--enterprise', tenant.otherEnterpriseId]);
+    expect(none.stdout).toBe('No audit events.\n');
+    const bad = await cli(['audit:list', '--enterprise', tenant.enterpriseId, '--action', 'nope']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('The action must be one of: token.issued');
   });
 });

@@ -20,6 +20,8 @@ describe('ETags across upgrades', () => {
 
   it('stay the same when a later migration is added (an upgrade that leaves the answers alone)', () => {
     expect(tagBase([...names, 'TenantKeys1799999999999', 'AuditEvents1799999999998'])).toBe(tagBase(names));
-    expect(tagBase(names)).not.toBe(tagBase(names.slice(0, -1)));
+    // The migrations up to the stored-JSON one are in every tag already given out.
+    const last = names.indexOf(LAST_MIGRATION_IN_TAGS);
+    expect(tagBase(names.slice(0, last + 1))).not.toBe(tagBase(names.slice(0, last)));
   });
 });

@@ -1,4 +1,5 @@
 import type { CliCommand } from '../cli-command.js';
+import { auditListCommand } from './audit.commands.js';
 import { enterpriseCreateCommand, enterpriseSigningKeyCommand } from './enterprise.commands.js';
 import { exportCommand } from './export.command.js';
 import { importCommand } from './import.command.js';
@@ -42,4 +43,6 @@ export const COMMANDS: readonly CliCommand[] = [
   restoreCommand,
   // Outbound webhooks (issue 31)
   webhookListCommand,
+  // Least privilege (issue 58)
+  auditListCommand,
 ];

@@ -9,7 +9,7 @@ export const ADMIN_ONLY = 'finance-intake:admin-only';
  * route never opens to them by accident).
  */
 export type RequiredAbility =
-  /** A named ability: `read`, `changes:read`, `webhooks:manage`, `<resource>:write`. */
+  /** A named ability: `read`, `changes:read`, `webhooks:manage`, `audit:read`, `<resource>:write`. */
   | { readonly kind: 'ability'; readonly ability: string }
   /** Every valid token (logout; routes that only ever answer 405). */
   | { readonly kind: 'any' }
@@ -37,6 +37,8 @@ export function abilityWords(required: RequiredAbility): string {
       return 'read the change feed';
     case 'webhooks:manage':
       return 'manage webhook endpoints';
+    case 'audit:read':
+      return 'read the audit trail';
     default:
       return required.ability.endsWith(':write')
         ? `write ${required.ability.slice(0, -':write'.length)}`

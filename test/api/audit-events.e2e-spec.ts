@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { TokenAdmin } from '../../src/auth/token-admin.js';
+import { selectRows } from '../../src/database/sql.js';
+import { setUserActive } from '../../src/users/user-activation.js';
+import { UserAccounts } from '../../src/users/user-accounts.js';
+import { apiSuite } from '../helpers/api-suite.js';
+import { apiHeaders, loginToken } from '../helpers/fixtures.js';
+import { WebhookResolver } from '../../src/webhook-endpoints/webhook-resolver.js';
+
+interface AuditEventRecord {
+  id: string;
+  occurred_at: string;
+  actor: { type: string; user_id: string | null; token_id: string | null };
+  action: string;
+  target: { type: string; id: string | null };
+  details: Record<string, unknown>;
+  client_ip: string | null;
+  request_id: string | null;
+}
+
+const member = {
+  id: randomUUID(),
+  email: `audit-member-${randomUUID().slice(0, 8)}@example.com`,
+  password: 'member-pw',
+};
+
+/**
+ * The audit trail: every audited action writes its entry in its own transaction, admins read it
+ * newest first with filters, and no entry holds a secret or a token.
+ */
+describe('the audit trail', () => {
+  const suite = apiSuite({
+    records: (tenant) => ({
+      users: [{ ...member, name: 'Ada Auditor', is_active: true, enterprise_ids: [tenant.enterpriseId] }],
+    }),
+  });
+  const v2 = () => suite.headers('v2');
+  beforeAll(() => {
+    // A public address for the receivers' name: no lookup leaves the machine.
+    suite.t.app.get(WebhookResolver).use(() => Promise.resolve([{ address: '93.184.216.34', family: 4 }]));
+  });
+  const secrets: string[] = [];
+
+  async function trail(query = ''): Promise<AuditEventRecord[]> {
+    const res = await suite.t.app.inject({ method: 'GET', url: `/api/v2/audit-events${query}`, headers: v2() });
+    expect(res.statusCode).toBe(200);
+    return res.json<{ data: AuditEventRecord[] }>().data;
+  }
+
+  async function endpoint(method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: unknown) {
+    return suite.t.app.inject({
+      method,
+      url: `/api/v2/webhook-endpoints${path}`,
+      headers: payload === undefined ? v2() : { ...v2(), 'content-type': 'application/json' },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+  }
+
+  it("records each endpoint action with its user, token, client and request, newest first, for the enterprise's admins", async () => {
+    const created = await endpoint('POST', '', { url: 'https://hooks.example.test/audit?key=receiver-secret' });
+    expect(created.statusCode).toBe(201);
+    const { id, secret, created_by } = created.json<{ data: { id: string; secret: string; created_by: string } }>()
+      .data;
+    expect(created_by).toBe(suite.tenant.user.id);
+    secrets.push(secret, 'receiver-secret');
+    expect((await endpoint('PATCH', `/${id}`, { description: 'CRM', enabled: false })).statusCode).toBe(200);
+    const rotated = await endpoint('POST', `/${id}/rotate-secret`);
+    secrets.push(rotated.json<{ data: { secret: string } }>().data.secret);
+    expect((await endpoint('POST', `/${id}/replay`, { from_beginning: true })).statusCode).toBe(202);
+    expect((await endpoint('DELETE', `/${id}`)).statusCode).toBe(204);
+
+    const events = await trail();
+    expect(events.map((e) => [e.action, e.target])).toEqual([
+      ['webhook_endpoint.deleted', { type: 'webhook_endpoint', id }],
+      ['webhook_endpoint.replayed', { type: 'webhook_endpoint', id }],
+      ['webhook_endpoint.secret_rotated', { type: 'webhook_endpoint', id }],
+      ['webhook_endpoint.updated', { type: 'webhook_endpoint', id }],
+      ['webhook_endpoint.created', { type: 'webhook_endpoint', id }],
+    ]);
+    const tokenId = suite.token.split('|')[0];
+    for (const event of events) {
+      expect(event.actor).toEqual({ type: 'user', user_id: suite.tenant.user.id, token_id: tokenId });
+      expect(event.client_ip).toBe('127.0.0.1');
+      expect(event.request_id).toEqual(expect.any(String));
+    }
+    expect(events[3]?.details).toEqual({ fields: ['description', 'enabled'] });
+    expect(events[1]?.details).toEqual({ from: 'beginning' });
+    expect(await trail('?action=webhook_endpoint.created')).toHaveLength(1);
+    expect(await trail(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
+    expect(await trail(`?until=${encodeURIComponent(events[4]?.occurred_at ?? '')}`)).toEqual([]);
+  });
+
+  it('refuses a filter it cannot read (422), and a member who is not an admin (403)', async () => {
+    const bad = await suite.t.app.inject({
+      method: 'GET',
+      url: '/api/v2/audit-events?action=nope&since=yesterday',
+      headers: v2(),
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(Object.keys(bad.json<{ errors: Record<string, unknown> }>().errors).sort()).toEqual(['action', 'since']);
+    await new UserAccounts(suite.t.dataSource).setRole(member.email, suite.tenant.enterpriseId, 'member');
+    const token = await loginToken(suite.t.app, member.email, member.password);
+    const refused = await suite.t.app.inject({
+      method: 'GET',
+      url: '/api/v2/audit-events',
+      headers: apiHeaders('v2', token, suite.tenant.enterpriseId),
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ message: 'Only an admin of this enterprise can read the audit trail.' });
+  });
+
+  it('records CLI actions (tokens, roles, lockouts) in each enterprise they concern; endpoints outlive their creator', async () => {
+    const created = await endpoint('POST', '', { url: 'https://hooks.example.test/kept' });
+    const id = created.json<{ data: { id: string } }>().data.id;
+    const accounts = new UserAccounts(suite.t.dataSource);
+    const token = await new TokenAdmin(suite.t.dataSource).issueIntegrationToken({
+      email: suite.tenant.user.email,
+      name: 'Reporting',
+      abilities: ['read'],
+    });
+    secrets.push(token, token.split('|')[1] ?? token);
+    await accounts.setRole(suite.tenant.user.email, suite.tenant.enterpriseId, 'member');
+    await setUserActive(suite.t.dataSource, suite.tenant.user.email, false);
+    await setUserActive(suite.t.dataSource, suite.tenant.user.email, true);
+    await accounts.setRole(suite.tenant.user.email, suite.tenant.enterpriseId, 'admin');
+    await new TokenAdmin(suite.t.dataSource).revoke(token.split('|')[0] ?? '');
+
+    const [created_by_user] = await selectRows<{ endpoints: number }>(
+      suite.t.dataSource,
+      `SELECT count(*)::int AS endpoints FROM webhook_endpoints WHERE enterprise_id = $1 AND created_by = $2`,
+      [suite.tenant.enterpriseId, suite.tenant.user.id],
+    );
+    const kept = created_by_user?.endpoints ?? -1;
+    expect(kept).toBeGreaterThanOrEqual(1);
+    const events = (await trail()).slice(0, 6);
+    expect(events.map((e) => [e.action, e.actor.type, e.details])).toEqual([
+      ['token.revoked', 'cli', { user_id: suite.tenant.user.id }],
+      ['role.changed', 'cli', { role: 'admin' }],
+      ['user.activated', 'cli', {}],
+      ['user.deactivated', 'cli', { endpoints_kept: kept }],
+      ['role.changed', 'cli', { role: 'member', endpoints_kept: kept }],
+      [
+        'token.issued',
+        'cli',
+        { user_id: suite.tenant.user.id, name: 'Reporting', abilities: ['read'], expires_in_days: null },
+      ],
+    ]);
+    // The enterprise owns the endpoint: still there, still enabled.
+    const [row] = await selectRows<{ enabled: boolean; created_by: string }>(
+      suite.t.dataSource,
+      `SELECT enabled, created_by FROM webhook_endpoints WHERE id = $1`,
+      [id],
+    );
+    expect(row).toEqual({ enabled: true, created_by: suite.tenant.user.id });
+  });
+
+  it('writes an entry with its action or not at all, and never changes one', async () => {
+    const created = await endpoint('POST', '', { url: 'https://hooks.example.test/atomic' });
+    const id = created.json<{ data: { id: string } }>().data.id;
+    const before = (await trail()).length;
+    // The trail refuses this action's entry: the delete it records is rolled back with it.
+    await suite.t.dataSource.query(
+      `ALTER TABLE audit_events ADD CONSTRAINT test_refuse_delete CHECK (action <> 'webhook_endpoint.deleted') NOT VALID`,
+    );
+    try {
+      expect((await endpoint('DELETE', `/${id}`)).statusCode).toBe(500);
+    } finally {
+      await suite.t.dataSource.query(`ALTER TABLE audit_events DROP CONSTRAINT test_refuse_delete`);
+    }
+    expect(await selectRows(suite.t.dataSource, `SELECT 1 FROM webhook_endpoints WHERE id = $1`, [id])).toHaveLength(1);
+    expect((await trail()).length).toBe(before);
+    await expect(suite.t.dataSource.query(`UPDATE audit_events SET action = 'x'`)).rejects.toThrow(
+      /audit events are never changed/,
+    );
+  });
+
+  it('holds no secret and no token in any entry', async () => {
+    const rows = await selectRows<{ row: string }>(
+      suite.t.dataSource,
+      `SELECT row_to_json(a)::text AS row FROM audit_events a`,
+    );
+    expect(rows.length).toBeGreaterThan(10);
+    expect(secrets.length).toBeGreaterThan(4);
+    for (const { row } of rows) for (const secret of [...secrets, suite.token]) expect(row).not.toContain(secret);
+  });
+});
