@@ -25,9 +25,7 @@ export class AuditTrail1765100000000 implements MigrationInterface {
         client_ip varchar(64),
         request_id varchar(128)
       )`);
-    await q.query(
-      `CREATE INDEX audit_events_enterprise_occurred_idx ON audit_events (enterprise_id, occurred_at, id)`,
-    );
+    await q.query(`CREATE INDEX audit_events_enterprise_occurred_idx ON audit_events (enterprise_id, occurred_at, id)`);
     await q.query(`CREATE INDEX audit_events_occurred_idx ON audit_events (occurred_at)`);
     await q.query(`
       CREATE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -37,9 +35,7 @@ export class AuditTrail1765100000000 implements MigrationInterface {
     await q.query(
       `CREATE TRIGGER audit_events_append_only BEFORE UPDATE ON audit_events FOR EACH ROW EXECUTE FUNCTION audit_events_append_only()`,
     );
-    await q.query(
-      `ALTER TABLE webhook_endpoints ADD COLUMN created_by uuid REFERENCES users (id) ON DELETE SET NULL`,
-    );
+    await q.query(`ALTER TABLE webhook_endpoints ADD COLUMN created_by uuid REFERENCES users (id) ON DELETE SET NULL`);
   }
 
   public async down(q: QueryRunner): Promise<void> {
