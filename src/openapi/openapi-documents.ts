@@ -48,6 +48,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
     name: 'Webhook endpoints',
     description: "Your integration's URLs the service pushes every change to, signed as Standard Webhooks (v2 only).",
   },
+  {
+    name: 'Audit events',
+    description: "Who did what in the enterprise, with which token, from where: for the enterprise's admins (v2 only).",
+  },
   { name: 'Webhooks', description: 'Called by the signature providers; the signature is the authentication.' },
   { name: 'Health', description: 'For load balancers and operators. Not rate limited.' },
 ];

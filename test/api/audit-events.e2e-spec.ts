@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { AuditEventRecord } from '../../src/audit/audit-trail.js';
 import { TokenAdmin } from '../../src/auth/token-admin.js';
 import { selectRows } from '../../src/database/sql.js';
 import { setUserActive } from '../../src/users/user-activation.js';
@@ -7,17 +8,6 @@ import { UserAccounts } from '../../src/users/user-accounts.js';
 import { apiSuite } from '../helpers/api-suite.js';
 import { apiHeaders, loginToken } from '../helpers/fixtures.js';
 import { WebhookResolver } from '../../src/webhook-endpoints/webhook-resolver.js';
-
-interface AuditEventRecord {
-  id: string;
-  occurred_at: string;
-  actor: { type: string; user_id: string | null; token_id: string | null };
-  action: string;
-  target: { type: string; id: string | null };
-  details: Record<string, unknown>;
-  client_ip: string | null;
-  request_id: string | null;
-}
 
 const member = {
   id: randomUUID(),

@@ -171,15 +171,7 @@ describe('a replica that fell behind the primary’s WAL is cloned again by its 
       const [standby] = await queryOn<{ standby: boolean }>(pair.replicaUrl, 'SELECT pg_is_in_recovery() AS standby');
       return standby?.standby === true;
     }, 'the standby to accept connections');
-    const [current] = await primary<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
-    await waitUntil(async () => {
-      const [row] = await queryOn<{ caught: boolean }>(
-        pair.replicaUrl,
-        'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught',
-        [current?.lsn],
-      );
-      return row?.caught === true;
-    }, 'the standby to replay the primary');
+    await pair.waitForReplay();
     const [expected] = await primary<{ rows: string }>(`SELECT count(*)::text AS rows FROM ${table}`);
     const [onReplica] = await queryOn<{ rows: string }>(pair.replicaUrl, `SELECT count(*)::text AS rows FROM ${table}`);
     expect(onReplica?.rows).toBe(expected?.rows);
