@@ -59,26 +59,40 @@ export async function runMigrations(
 ): Promise<string[]> {
   const applied: string[] = [];
   for (let attempt = 1; ; attempt++) {
-    try {
-      applied.push(...(await runPendingOnce(dataSource, policy.lockTimeoutMs)));
-      return applied;
-    } catch (error: unknown) {
-      if (!givesWay(error) || attempt >= policy.attempts) throw error;
-      const waitMs = Math.min(8_000, 250 * 2 ** (attempt - 1));
-      policy.onRetry?.(attempt, waitMs, error);
-      await sleep(waitMs);
-    }
+    const pass = await runPendingOnce(dataSource, policy.lockTimeoutMs);
+    // Those a failed pass committed before it gave way stay applied, and are told too.
+    applied.push(...pass.applied);
+    if (pass.error === undefined) return applied;
+    if (!givesWay(pass.error) || attempt >= policy.attempts) throw pass.error;
+    const waitMs = Math.min(8_000, 250 * 2 ** (attempt - 1));
+    policy.onRetry?.(attempt, waitMs, pass.error);
+    await sleep(waitMs);
   }
 }
 
-/** One pass over the pending migrations, a transaction each, on a connection with the lock bound. */
-async function runPendingOnce(dataSource: DataSource, lockTimeoutMs: number): Promise<string[]> {
+/**
+ * One pass over the pending migrations, a transaction each, on a connection with the lock bound:
+ * what it applied, and the error that stopped it (the migrations before that one stay applied).
+ */
+async function runPendingOnce(
+  dataSource: DataSource,
+  lockTimeoutMs: number,
+): Promise<{ applied: string[]; error?: unknown }> {
   const queryRunner = dataSource.createQueryRunner();
   try {
     await queryRunner.query(`SET lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
     const executor = new MigrationExecutor(dataSource, queryRunner);
     executor.transaction = 'each';
-    return (await executor.executePendingMigrations()).map((m) => m.name);
+    const pending = (await executor.getPendingMigrations()).map((m) => m.name);
+    try {
+      return { applied: (await executor.executePendingMigrations()).map((m) => m.name) };
+    } catch (error: unknown) {
+      const left = await executor.getPendingMigrations().then(
+        (migrations) => new Set(migrations.map((m) => m.name)),
+        () => new Set(pending),
+      );
+      return { applied: pending.filter((name) => !left.has(name)), error };
+    }
   } finally {
     // The embedded database has one session for every connection: the bound must not outlive this.
     await queryRunner.query('RESET lock_timeout').catch(() => undefined);
