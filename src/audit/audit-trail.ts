@@ -17,6 +17,9 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.replayed',
+  'login.failed',
+  'enterprise.exported',
+  'key.rotated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -103,6 +106,40 @@ export async function recordAuditForMember(
       WHERE m.user_id = $1 AND ($2::uuid[] IS NULL OR m.enterprise_id = ANY ($2::uuid[]))`,
     [userId, enterpriseIds, ...values(actor, entry)],
   );
+}
+
+/** Records an action in each of `enterpriseIds`, or in every enterprise (null): a whole export, a key rotation. */
+export async function recordAuditForEnterprises(
+  db: SqlExecutor,
+  enterpriseIds: readonly string[] | null,
+  actor: AuditActor,
+  entry: AuditEntry,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_events (enterprise_id, ${COLUMNS})
+     SELECT e.id, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10 FROM enterprises e
+      WHERE $1::uuid[] IS NULL OR e.id = ANY ($1::uuid[])`,
+    [enterpriseIds, ...values(actor, entry)],
+  );
+}
+
+/** Removes entries older than `days`, `batch` at a time (each its own statement); how many went. */
+export async function pruneAuditEvents(db: SqlExecutor, days: number, batch = 1_000): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const [row] = await selectRows<{ removed: number }>(
+      db,
+      `WITH gone AS (
+         DELETE FROM audit_events WHERE id IN (
+           SELECT id FROM audit_events WHERE occurred_at < now() - make_interval(days => $1) LIMIT $2)
+         RETURNING 1)
+       SELECT count(*)::int AS removed FROM gone`,
+      [days, batch],
+    );
+    const count = row?.removed ?? 0;
+    removed += count;
+    if (count < batch) return removed;
+  }
 }
 
 /** An entry as the API and the CLI show it. */

@@ -1,4 +1,6 @@
-import { All, Body, Controller, ForbiddenException, HttpCode, Post, ValidationPipe } from '@nestjs/common';
+import { All, Body, Controller, ForbiddenException, HttpCode, Post, Req, ValidationPipe } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { auditActorOf } from '../audit/audit-trail.js';
 import { ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/access/public.decorator.js';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
@@ -53,8 +55,11 @@ export class AuthController {
     description: `Wrong email or password, or an inactive user: \`${ErrorMessages.invalidCredentials}\``,
   })
   @ApiFormValidation('The email or password is missing, not a string, or the email is not an email address.')
-  async login(@Body(loginValidation) body: LoginDto): Promise<LoginEnvelope<UserRecord>> {
-    const result = await this.logins.login(body.email, body.password);
+  async login(
+    @Body(loginValidation) body: LoginDto,
+    @Req() request: FastifyRequest,
+  ): Promise<LoginEnvelope<UserRecord>> {
+    const result = await this.logins.login(body.email, body.password, auditActorOf(request));
     return new LoginEnvelope(result.user, result.accessToken);
   }
 

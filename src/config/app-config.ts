@@ -48,6 +48,8 @@ export interface AppConfig {
   readonly corsOrigins: readonly string[];
   /** Minutes a login token stays valid; undefined: until revoked. */
   readonly tokenLifetimeMinutes: number | undefined;
+  /** Days an audit event is kept (AUDIT_RETENTION_DAYS). */
+  readonly auditRetentionDays: number;
   /** The Prometheus listener's port; unset: no metrics are collected or served. */
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
@@ -193,6 +195,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     webConcurrency: env.WEB_CONCURRENCY,
     corsOrigins: env.CORS_ORIGINS ?? [],
     tokenLifetimeMinutes: env.TOKEN_LIFETIME_MINUTES,
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
     webhooks: {

@@ -113,6 +113,7 @@ export const envSchema = z.object({
   CORS_ORIGINS: corsOrigins.optional(),
   /** Unset: login tokens do not expire. At most ten years. */
   TOKEN_LIFETIME_MINUTES: positiveInt(5_256_000).optional(),
+  AUDIT_RETENTION_DAYS: positiveInt(36_500).default(400),
   METRICS_PORT: z
     .string()
     .regex(/^\d+$/, { error: 'must be a port number' })

@@ -29,6 +29,7 @@ import { WebhookResolver } from './webhook-resolver.js';
 import { newWebhookSecret } from './webhook-secret.js';
 import { typesOf } from './webhook-stream.js';
 import { recordAudit, type AuditActor } from '../audit/audit-trail.js';
+import { AuditRetention } from '../audit/audit-retention.js';
 
 export const WEBHOOK_ENDPOINT_MODEL = 'WebhookEndpoint';
 /** After a rotation, deliveries carry the old secret's signature too for this long. */
@@ -54,6 +55,7 @@ export class WebhookEndpointsService {
     private readonly cipher: FieldCipher,
     private readonly resolver: WebhookResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly retention: AuditRetention,
   ) {
     // The feed's own cursors (same class, same keys): a replay starts from a cursor the feed gave.
     this.cursors = new ChangeCursorCodec(config.encryptionKeys);
@@ -201,6 +203,7 @@ export class WebhookEndpointsService {
     id: string,
     details: Record<string, unknown> = {},
   ): Promise<void> {
+    this.retention.afterAudit();
     return recordAudit(db, enterpriseId, actor, { action, targetType: 'webhook_endpoint', targetId: id, details });
   }
 

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuditRetention } from '../../src/audit/audit-retention.js';
 import type { AuditEventRecord } from '../../src/audit/audit-trail.js';
 import { TokenAdmin } from '../../src/auth/token-admin.js';
 import { selectRows } from '../../src/database/sql.js';
@@ -7,6 +11,8 @@ import { setUserActive } from '../../src/users/user-activation.js';
 import { UserAccounts } from '../../src/users/user-accounts.js';
 import { apiSuite } from '../helpers/api-suite.js';
 import { apiHeaders, loginToken } from '../helpers/fixtures.js';
+import { runCli } from '../helpers/run-cli.js';
+import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { WebhookResolver } from '../../src/webhook-endpoints/webhook-resolver.js';
 
 const member = {
@@ -163,6 +169,74 @@ describe('the audit trail', () => {
     await expect(suite.t.dataSource.query(`UPDATE audit_events SET action = 'x'`)).rejects.toThrow(
       /audit events are never changed/,
     );
+  });
+
+  it("records a known user's failed logins (not an unknown email's), an export and a key rotation", async () => {
+    const wrong = await suite.t.app.inject({
+      method: 'POST',
+      url: '/api/v2/login',
+      payload: { email: suite.tenant.user.email, password: 'not-the-password' },
+    });
+    expect(wrong.statusCode).toBe(401);
+    const unknown = await suite.t.app.inject({
+      method: 'POST',
+      url: '/api/v2/login',
+      payload: { email: 'nobody-at-all@example.com', password: 'not-the-password' },
+    });
+    expect(unknown.statusCode).toBe(401);
+    // Written after the answer, so a known email answers as fast as an unknown one.
+    for (let i = 0; i < 100 && (await trail('?action=login.failed')).length === 0; i++) {
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    const failed = await trail('?action=login.failed');
+    expect(failed.map((e) => [e.actor, e.target, e.details, e.client_ip])).toEqual([
+      [
+        { type: 'user', user_id: null, token_id: null },
+        { type: 'user', id: suite.tenant.user.id },
+        { reason: 'password' },
+        '127.0.0.1',
+      ],
+    ]);
+    secrets.push('not-the-password');
+
+    const env = { DATABASE_URL: suite.t.database.url, DATABASE_POOL_MAX: '1', APP_KEY: TEST_APP_KEY };
+    const dir = mkdtempSync(join(tmpdir(), 'audit-export-'));
+    try {
+      const exported = await runCli(
+        ['export', '--enterprise', suite.tenant.enterpriseId, '--output', join(dir, 'e.json')],
+        {
+          env,
+        },
+      );
+      expect(exported.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect((await runCli(['key:rotate'], { env })).code).toBe(0);
+    const [rotated, exportedEvent] = await trail();
+    expect([exportedEvent?.action, exportedEvent?.actor.type, exportedEvent?.target, exportedEvent?.details]).toEqual([
+      'enterprise.exported',
+      'cli',
+      { type: 'enterprise', id: suite.tenant.enterpriseId },
+      { include_secrets: false },
+    ]);
+    expect([rotated?.action, rotated?.target.type]).toEqual(['key.rotated', 'key']);
+  });
+
+  it('keeps entries for AUDIT_RETENTION_DAYS (400) and removes older ones in batches', async () => {
+    await suite.t.dataSource.query(
+      `INSERT INTO audit_events (enterprise_id, occurred_at, actor, action, target_type)
+       SELECT $1, now() - interval '401 days', 'system', 'key.rotated', 'key' FROM generate_series(1, 5)`,
+      [suite.tenant.enterpriseId],
+    );
+    const kept = (await trail()).length;
+    expect(await suite.t.app.get(AuditRetention).prune(2)).toBe(5);
+    expect((await trail()).length).toBe(kept - 5);
+    const [left] = await selectRows<{ old: number }>(
+      suite.t.dataSource,
+      `SELECT count(*)::int AS old FROM audit_events WHERE occurred_at < now() - interval '400 days'`,
+    );
+    expect(left?.old).toBe(0);
   });
 
   it('holds no secret and no token in any entry', async () => {

@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { CliUsageError, type CliCommand } from '../cli-command.js';
+import { CLI_ACTOR, recordAuditForEnterprises } from '../../audit/audit-trail.js';
 import { Exporter } from '../export/exporter.js';
 import { progressInterval, PROGRESS_INTERVAL_OPTION } from '../progress-option.js';
 import { StderrProgress } from '../progress.js';
@@ -58,6 +59,18 @@ export const exportCommand: CliCommand = {
         await new Promise<void>((done) => io.stdout.write('', () => done()));
       }
       progress.finish();
+      // After the file is complete: who exported what, in each enterprise exported.
+      await recordAuditForEnterprises(
+        dataSource,
+        enterpriseId === undefined ? null : [enterpriseId.toLowerCase()],
+        CLI_ACTOR,
+        {
+          action: 'enterprise.exported',
+          targetType: 'enterprise',
+          targetId: enterpriseId?.toLowerCase() ?? null,
+          details: { include_secrets: args.options['include-secrets'] === 'true' },
+        },
+      );
       // With the file on standard output, the summary goes to standard error.
       const say = output === undefined ? (line: string) => io.stderr.write(`${line}\n`) : out;
       say('Exported:');

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { CLI_ACTOR, recordAuditForEnterprises } from '../../audit/audit-trail.js';
 import { join } from 'node:path';
 import type { CliCommand } from '../cli-command.js';
 import { rotateEncryptedValues, type EncryptedColumn } from '../../crypto/key-rotation.js';
@@ -38,6 +39,12 @@ export const keyRotateCommand: CliCommand = {
       io.stderr.write(`${LABELS[column.column]}: ${count}/${total}\n`);
     });
     const parts = [...done].map(([column, count]) => `${LABELS[column.column]} ${count}`);
+    await recordAuditForEnterprises(dataSource, null, CLI_ACTOR, {
+      action: 'key.rotated',
+      targetType: 'key',
+      targetId: null,
+      details: Object.fromEntries([...done].map(([column, count]) => [column.column, count])),
+    });
     out(`Re-encrypted with the current key: ${parts.join(', ')}.`);
     const keyFile = updateKeyFile(config);
     if (keyFile) out(`${keyFile} now holds the current key.`);
