@@ -77,7 +77,7 @@ export async function runMigrations(
 async function runPendingOnce(
   dataSource: DataSource,
   lockTimeoutMs: number,
-): Promise<{ applied: string[]; error?: unknown }> {
+): Promise<{ applied: string[]; error?: Error }> {
   const queryRunner = dataSource.createQueryRunner();
   try {
     await queryRunner.query(`SET lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
@@ -91,7 +91,10 @@ async function runPendingOnce(
         (migrations) => new Set(migrations.map((m) => m.name)),
         () => new Set(pending),
       );
-      return { applied: pending.filter((name) => !left.has(name)), error };
+      return {
+        applied: pending.filter((name) => !left.has(name)),
+        error: error instanceof Error ? error : new Error(String(error)),
+      };
     }
   } finally {
     // The embedded database has one session for every connection: the bound must not outlive this.
