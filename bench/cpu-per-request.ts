@@ -2,7 +2,10 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAppKey } from '../src/config/app-key.js';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
-import { BENCH_USER, prepareBenchDatabase } from './lib/bench-database.js';
+import { BENCH_USER, prepareBenchDatabase, type BenchData } from './lib/bench-database.js';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { newSecret, sha256Hex } from '../src/auth/access-token.js';
 import {
   cpuMs,
   cpuProfileFlags,
@@ -47,6 +50,12 @@ const FEED_PAGES = Number(process.env.BENCH_FEED_PAGES ?? 1);
 const PREVIOUS_MAIN = process.env.BENCH_PREVIOUS_MAIN;
 const PREVIOUS_NODE = process.env.BENCH_PREVIOUS_NODE ?? process.execPath;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * `BENCH_TOKEN_ABILITIES=read`: the requests carry an integration token limited to these
+ * abilities and bound to the bench enterprise, so the access guard's scope checks run. A build
+ * from before limits existed reads the same token as a full one.
+ */
+const TOKEN_ABILITIES = process.env.BENCH_TOKEN_ABILITIES?.split(',').map((ability) => ability.trim());
 /** `BENCH_CPU_PARTS=page`, `feed` or `lead` (a lead's retrieve): measure only those. */
 const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed,lead').split(',').map((part) => part.trim()));
 for (const part of PARTS) {
@@ -161,6 +170,33 @@ async function feedPaths(server: RunningServer, headers: Record<string, string>)
   return paths;
 }
 
+async function loginToken(service: RunningServer): Promise<string> {
+  const login = await fetch(`${service.url}/api/v2/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(BENCH_USER),
+  });
+  return ((await login.json()) as { access_token: string }).access_token;
+}
+
+/** An integration token of the bench user, limited to `abilities` and bound to the bench enterprise. */
+async function limitedToken(data: BenchData, abilities: string[]): Promise<string> {
+  const client = new pg.Client({ connectionString: data.url });
+  await client.connect();
+  try {
+    const id = randomUUID();
+    const secret = newSecret();
+    await client.query(
+      `INSERT INTO access_tokens (id, user_id, token_sha256, kind, name, abilities, enterprise_ids)
+       VALUES ($1, $2, $3, 'integration', 'bench', $4::text[], ARRAY[$5::uuid])`,
+      [id, data.userId, sha256Hex(secret), abilities, data.enterpriseId],
+    );
+    return `${id}|${secret}`;
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
   const key = parseAppKey(APP_KEY);
   if (!key) throw new Error('bench APP_KEY is malformed');
@@ -191,12 +227,7 @@ async function main(): Promise<void> {
         PREVIOUS_NODE,
       );
     }
-    const login = await fetch(`${service.url}/api/v2/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(BENCH_USER),
-    });
-    const { access_token: token } = (await login.json()) as { access_token: string };
+    const token = TOKEN_ABILITIES ? await limitedToken(data, TOKEN_ABILITIES) : await loginToken(service);
     const headers = {
       authorization: `Bearer ${token}`,
       'x-enterprise-id': data.enterpriseId,
