@@ -3,7 +3,7 @@ import { writableAtAll, writeAbility } from '../resources/tenant-resource.js';
 
 /**
  * What a token may be limited to: reading records and lists, the change feed, managing webhook
- * endpoints and reading the audit trail (admins only), and writing each writable resource (derived from the descriptors, so
+ * endpoints, reading the audit trail and managing the enterprise's tokens (admins only), and writing each writable resource (derived from the descriptors, so
  * a new writable resource has its ability without edits).
  */
 export const TOKEN_ABILITIES: readonly string[] = [
@@ -11,5 +11,6 @@ export const TOKEN_ABILITIES: readonly string[] = [
   'changes:read',
   'webhooks:manage',
   'audit:read',
+  'tokens:manage',
   ...TENANT_RESOURCES.filter(writableAtAll).map(writeAbility),
 ];

@@ -49,6 +49,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
     description: "Your integration's URLs the service pushes every change to, signed as Standard Webhooks (v2 only).",
   },
   {
+    name: 'Tokens',
+    description: "The enterprise's integration tokens, for its admins: see what each may do, revoke (v2 only).",
+  },
+  {
     name: 'Audit events',
     description: "Who did what in the enterprise, with which token, from where: for the enterprise's admins (v2 only).",
   },

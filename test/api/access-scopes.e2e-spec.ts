@@ -17,8 +17,8 @@ import { apiHeaders } from '../helpers/fixtures.js';
  * matrix without edits): which token, role and enterprise binding gets a 403 of its own, and
  * which answers exactly as a token without limits does. What each route needs is written here
  * from the rules users are told, not read from the routes' metadata:
- * - the webhook endpoint routes need `webhooks:manage`, the audit trail `audit:read`, and both an
- *   admin of the enterprise;
+ * - the webhook endpoint routes need `webhooks:manage`, the audit trail `audit:read`, the
+ *   enterprise's tokens `tokens:manage`, and each an admin of the enterprise;
  * - the change feed needs `changes:read`; any other GET needs `read`;
  * - a write of a writable resource needs `<resource>:write`; writes of read-only resources
  *   answer their 403 to every token alike; logout takes any token.
@@ -39,6 +39,7 @@ function needOf(route: RouteEntry): Need {
   if (resource === 'webhook-endpoints') return { kind: 'ability', ability: 'webhooks:manage', admin: true };
   if (resource === 'changes') return { kind: 'ability', ability: 'changes:read', admin: false };
   if (resource === 'audit-events') return { kind: 'ability', ability: 'audit:read', admin: true };
+  if (resource === 'tokens') return { kind: 'ability', ability: 'tokens:manage', admin: true };
   if (route.method === 'GET') return { kind: 'ability', ability: 'read', admin: false };
   const version = apiVersionOf(route.url);
   const written = TENANT_RESOURCES.find((r) => r.path === resource && version !== undefined && writableIn(r, version));
@@ -80,6 +81,7 @@ function words(ability: string): string {
     'changes:read': 'read the change feed',
     'webhooks:manage': 'manage webhook endpoints',
     'audit:read': 'read the audit trail',
+    'tokens:manage': "manage the enterprise's tokens",
   };
   return known[ability] ?? `write ${ability.replace(/:write$/, '')}`;
 }

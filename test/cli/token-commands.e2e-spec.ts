@@ -181,11 +181,11 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
   it.each([
     [
       ['--abilities', 'read,delete:everything'],
-      'Unknown ability delete:everything; the abilities are: read, changes:read, webhooks:manage, audit:read, leads:write.',
+      'Unknown ability delete:everything; the abilities are: read, changes:read, webhooks:manage, audit:read, tokens:manage, leads:write.',
     ],
     [
       ['--abilities', ','],
-      '--abilities needs at least one ability; the abilities are: read, changes:read, webhooks:manage, audit:read, leads:write.',
+      '--abilities needs at least one ability; the abilities are: read, changes:read, webhooks:manage, audit:read, tokens:manage, leads:write.',
     ],
     [['--enterprise', 'not-an-id'], 'No enterprise has the id not-an-id.'],
   ])('token:create %j is refused, saying why, and issues nothing', async (args, message) => {

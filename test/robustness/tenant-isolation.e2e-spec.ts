@@ -44,6 +44,7 @@ const ID_KINDS: IdKind[] = ['own', 'foreign', 'unknown', 'malformed'];
 /** Records of each tenant the importer does not make (webhook endpoints), inserted in beforeAll. */
 const EXTRA_IDS: Record<string, Record<'own' | 'foreign', string>> = {
   'webhook-endpoints': { own: randomUUID(), foreign: randomUUID() },
+  tokens: { own: randomUUID(), foreign: randomUUID() },
 };
 const ENTERPRISE_KINDS: EnterpriseKind[] = ['own', 'foreign', 'unknown', 'malformed', 'missing'];
 
@@ -113,6 +114,15 @@ beforeAll(async () => {
         `https://hooks.example.com/${tenant.markers[0] ?? label}`,
         t.cipher.encrypt('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'),
       ],
+    );
+  }
+  for (const [label, tenant] of [
+    ['own', own],
+    ['foreign', foreign],
+  ] as const) {
+    await t.dataSource.query(
+      `INSERT INTO access_tokens (id, user_id, token_sha256, kind, name) VALUES ($1, $2, $3, 'integration', $4)`,
+      [EXTRA_IDS.tokens?.[label], tenant.user.id, '0'.repeat(64), `matrix ${label}`],
     );
   }
   token = await loginToken(t.app, own.user.email, own.user.password);

@@ -39,6 +39,8 @@ export function abilityWords(required: RequiredAbility): string {
       return 'manage webhook endpoints';
     case 'audit:read':
       return 'read the audit trail';
+    case 'tokens:manage':
+      return "manage the enterprise's tokens";
     default:
       return required.ability.endsWith(':write')
         ? `write ${required.ability.slice(0, -':write'.length)}`
