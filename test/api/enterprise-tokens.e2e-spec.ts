@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { AuditEventRecord } from '../../src/audit/audit-trail.js';
+import type { EnterpriseTokenRecord } from '../../src/auth/enterprise-tokens.js';
 import { TokenAdmin } from '../../src/auth/token-admin.js';
 import { UserAccounts } from '../../src/users/user-accounts.js';
 import { apiSuite } from '../helpers/api-suite.js';
 import { apiHeaders, loginToken } from '../helpers/fixtures.js';
-
-interface TokenRecord {
-  id: string;
-  name: string | null;
-  user_id: string;
-  abilities: string[] | null;
-  enterprise_ids: string[] | null;
-}
 
 /** An enterprise's admins see and revoke its integration tokens through v2, never their secrets. */
 describe('GET and DELETE /api/v2/tokens', () => {
@@ -31,6 +24,10 @@ describe('GET and DELETE /api/v2/tokens', () => {
   });
   const v2 = () => suite.headers('v2');
 
+  /** A leads page read with `token` in `enterpriseId`: whether the token works there. */
+  const leadsWith = (token: string, enterpriseId: string) =>
+    suite.t.app.inject({ method: 'GET', url: '/api/v2/leads', headers: apiHeaders('v2', token, enterpriseId) });
+
   async function issue(name: string, extra: { abilities?: string[]; enterpriseIds?: string[] } = {}) {
     const token = await new TokenAdmin(suite.t.dataSource).issueIntegrationToken({ email: bot.email, name, ...extra });
     return { token, id: token.split('|')[0] ?? '' };
@@ -45,7 +42,7 @@ describe('GET and DELETE /api/v2/tokens', () => {
 
     const res = await suite.t.app.inject({ method: 'GET', url: '/api/v2/tokens', headers: v2() });
     expect(res.statusCode).toBe(200);
-    const data = res.json<{ data: TokenRecord[] }>().data;
+    const data = res.json<{ data: EnterpriseTokenRecord[] }>().data;
     expect(data.map((t) => [t.id, t.name, t.user_id, t.abilities, t.enterprise_ids])).toEqual([
       [here.id, 'Reporting', bot.id, null, [suite.tenant.enterpriseId]],
       [everywhere.id, 'CRM sync', bot.id, ['read', 'leads:write'], null],
@@ -58,20 +55,12 @@ describe('GET and DELETE /api/v2/tokens', () => {
   it('revokes one (401 from then on), records who did it, and refuses another enterprise’s token or an unknown id', async () => {
     const doomed = await issue('Old laptop');
     const elsewhere = await issue('Branch', { enterpriseIds: [suite.tenant.otherEnterpriseId] });
-    const before = await suite.t.app.inject({
-      method: 'GET',
-      url: '/api/v2/leads',
-      headers: apiHeaders('v2', doomed.token, suite.tenant.enterpriseId),
-    });
+    const before = await leadsWith(doomed.token, suite.tenant.enterpriseId);
     expect(before.statusCode).toBe(200);
 
     const revoked = await suite.t.app.inject({ method: 'DELETE', url: `/api/v2/tokens/${doomed.id}`, headers: v2() });
     expect(revoked.statusCode).toBe(204);
-    const after = await suite.t.app.inject({
-      method: 'GET',
-      url: '/api/v2/leads',
-      headers: apiHeaders('v2', doomed.token, suite.tenant.enterpriseId),
-    });
+    const after = await leadsWith(doomed.token, suite.tenant.enterpriseId);
     expect(after.statusCode).toBe(401);
     const trail = await suite.t.app.inject({
       method: 'GET',
@@ -97,11 +86,7 @@ describe('GET and DELETE /api/v2/tokens', () => {
       headers: v2(),
     });
     expect(unknown.statusCode).toBe(404);
-    const stillWorks = await suite.t.app.inject({
-      method: 'GET',
-      url: '/api/v2/leads',
-      headers: apiHeaders('v2', elsewhere.token, suite.tenant.otherEnterpriseId),
-    });
+    const stillWorks = await leadsWith(elsewhere.token, suite.tenant.otherEnterpriseId);
     expect(stillWorks.statusCode).toBe(200);
   });
 
