@@ -18,3 +18,14 @@ export function childPids(pid: number): number[] {
 export function descendants(pid: number): number[] {
   return childPids(pid).flatMap((child) => [child, ...descendants(child)]);
 }
+
+/**
+ * Sends `signal` to one process, refusing a missing pid: `process.kill(0)` would signal this
+ * test's whole process group (Jest and whatever started it), and a negative pid a group.
+ */
+export function signalProcess(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 0) {
+    throw new Error(`no process to send ${signal} to (pid ${String(pid)})`);
+  }
+  process.kill(pid, signal);
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { childPids } from '../helpers/process-tree.js';
+import { childPids, signalProcess } from '../helpers/process-tree.js';
 import { tenantDocument } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/free-port.mjs';
 import { loadFixture, login, ServiceProcess, serviceEnv } from '../helpers/spawned-service.js';
@@ -190,7 +190,7 @@ describe('Prometheus metrics (METRICS_PORT)', () => {
       // A worker that cannot answer (stopped, as one busy restarting or stuck would be).
       stopped = workers()[0];
       expect(stopped).toBeDefined();
-      process.kill(stopped ?? 0, 'SIGSTOP');
+      signalProcess(stopped, 'SIGSTOP');
       const started = Date.now();
       const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, {
         headers: { 'x-prometheus-scrape-timeout-seconds': '2' },
