@@ -1,6 +1,7 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, ForbiddenException, Get, Param } from '@nestjs/common';
 import type { AuthenticatedUser } from '../common/access/authenticated-user.js';
 import { CurrentUser } from '../common/access/current-user.decorator.js';
+import { AccessMessages } from '../common/access/required-access.js';
 import { V1Casing } from '../common/casing/v1-casing.decorator.js';
 import { BOTH_VERSIONS } from '../common/http/api-version.js';
 import { DataEnvelope } from '../common/http/envelopes.js';
@@ -33,18 +34,29 @@ export class EnterprisesController extends ReadOnlyRoutes {
   )
   @ApiList(EnterpriseSchema, 'Every enterprise the caller belongs to, newest first; not paginated.')
   async list(@CurrentUser() user: AuthenticatedUser): Promise<DataEnvelope<EnterpriseRecord[]>> {
-    return new DataEnvelope(await this.enterprises.listForUser(user.id));
+    const all = await this.enterprises.listForUser(user.id);
+    // A token bound to some enterprises lists those only.
+    const bound = user.scope?.enterprises;
+    return new DataEnvelope(bound ? all.filter((enterprise) => bound.includes(enterprise.id)) : all);
   }
 
   @Get(':id')
   @Operation('getEnterprise', 'Retrieve an enterprise', 'An enterprise the caller belongs to, by id.')
   @ApiRecord(EnterpriseSchema, 'The enterprise.')
   @ApiRecordId('Enterprise')
-  @ApiOtherEnterprise('The caller does not belong to this enterprise.')
+  @ApiOtherEnterprise(
+    'The caller does not belong to this enterprise, or the token is bound to other enterprises ' +
+      `(\`${AccessMessages.tokenNotForEnterprise}\`).`,
+  )
   async retrieve(
     @Param('id', new RecordIdPipe('Enterprise')) id: string,
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DataEnvelope<EnterpriseRecord>> {
-    return new DataEnvelope(await this.enterprises.getForUser(id, user.id));
+    const enterprise = await this.enterprises.getForUser(id, user.id);
+    const bound = user.scope?.enterprises;
+    if (bound && !bound.includes(enterprise.id)) {
+      throw new ForbiddenException({ message: AccessMessages.tokenNotForEnterprise });
+    }
+    return new DataEnvelope(enterprise);
   }
 }

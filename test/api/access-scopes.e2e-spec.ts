@@ -67,7 +67,10 @@ const PROFILES: Profile[] = [
 /** The 403 of this profile on this route, or undefined when the scope lets it through. */
 function expectedDenial(route: RouteEntry, profile: Profile, withHeader: boolean): string | undefined {
   const need = needOf(route);
-  if (profile.boundElsewhere && withHeader) return 'This token cannot act for this enterprise.';
+  // The header's enterprise, or the enterprise a retrieve names: the tenant's, not the bound one.
+  const namesEnterprise =
+    withHeader || (route.method === 'GET' && resourceOf(route.url) === 'enterprises' && route.url.endsWith('/:id'));
+  if (profile.boundElsewhere && namesEnterprise) return 'This token cannot act for this enterprise.';
   if (need.kind === 'any') return undefined;
   if (profile.abilities && !profile.abilities.includes(need.ability))
     return `This token cannot ${words(need.ability)}.`;
@@ -219,5 +222,27 @@ describe('roles, abilities and enterprise bindings over every route', () => {
     expect(
       (await suite.t.app.inject({ method: 'GET', url: '/api/v2/webhook-endpoints', headers: headers() })).statusCode,
     ).toBe(200);
+  });
+
+  it('a bound token lists only the enterprises it is bound to', async () => {
+    const bound = await tokenOf(PROFILES.find((p) => p.boundElsewhere) as Profile);
+    const res = await suite.t.app.inject({
+      method: 'GET',
+      url: '/api/v2/enterprises',
+      headers: apiHeaders('v2', bound),
+    });
+    expect(res.json<{ data: { id: string }[] }>().data.map((e) => e.id)).toEqual([suite.tenant.otherEnterpriseId]);
+    const full = await tokenOf(PROFILES[0] as Profile);
+    const all = await suite.t.app.inject({
+      method: 'GET',
+      url: '/api/v2/enterprises',
+      headers: apiHeaders('v2', full),
+    });
+    expect(
+      all
+        .json<{ data: { id: string }[] }>()
+        .data.map((e) => e.id)
+        .sort(),
+    ).toEqual([suite.tenant.enterpriseId, suite.tenant.otherEnterpriseId].sort());
   });
 });
