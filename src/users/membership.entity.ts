@@ -1,11 +1,11 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import type { EnterpriseRole } from '../common/access/authenticated-user.js';
 import { RecordTimestampColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 import { User } from './user.entity.js';
 
-/** What a member may do in the enterprise: `admin` also manages its webhook endpoints. */
-export type MemberRole = 'admin' | 'member';
-export const MEMBER_ROLES: readonly MemberRole[] = ['admin', 'member'];
+/** The roles a membership may have (the check below and the CLI's `--role`). */
+export const MEMBER_ROLES: readonly EnterpriseRole[] = ['admin', 'member'];
 
 @Entity('memberships')
 @Check('memberships_role_check', `role IN ('admin', 'member')`)
@@ -17,6 +17,6 @@ export class Membership {
   @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
   enterpriseId!: string;
-  @Column({ type: 'varchar', length: 16, default: 'admin' }) role!: MemberRole;
+  @Column({ type: 'varchar', length: 16, default: 'admin' }) role!: EnterpriseRole;
   @RecordTimestampColumn() createdAt!: Date;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { MemberRole } from './membership.entity.js';
+import type { EnterpriseRole } from '../common/access/authenticated-user.js';
 import { affectedRows, selectRows } from '../database/sql.js';
 import { CLI_ACTOR, recordAudit } from '../audit/audit-trail.js';
 import { hashPassword } from '../auth/password-hasher.js';
@@ -53,7 +53,7 @@ export class UserAccounts {
    * Makes the user a member of the enterprise as `role`; without one, `admin` when the
    * enterprise has no member yet (its first user), else `member`. Already a member: unchanged.
    */
-  async addMembership(email: string, enterpriseId: string, role?: MemberRole): Promise<void> {
+  async addMembership(email: string, enterpriseId: string, role?: EnterpriseRole): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const userId = await this.userIdByEmail(manager, email);
       await this.enterpriseMustExist(manager, enterpriseId);
@@ -68,7 +68,7 @@ export class UserAccounts {
   }
 
   /** Sets the user's role in an enterprise it belongs to. */
-  async setRole(email: string, enterpriseId: string, role: MemberRole): Promise<void> {
+  async setRole(email: string, enterpriseId: string, role: EnterpriseRole): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const userId = await this.userIdByEmail(manager, email);
       await this.enterpriseMustExist(manager, enterpriseId);

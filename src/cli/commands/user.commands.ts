@@ -1,5 +1,6 @@
 import { CliUsageError, requireOption, type CliArguments, type CliCommand } from '../cli-command.js';
-import { MEMBER_ROLES, type MemberRole } from '../../users/membership.entity.js';
+import type { EnterpriseRole } from '../../common/access/authenticated-user.js';
+import { MEMBER_ROLES } from '../../users/membership.entity.js';
 import { optionOrStdin } from '../read-secret.js';
 import { UserAccounts } from '../../users/user-accounts.js';
 
@@ -11,11 +12,11 @@ const ROLE_OPTION = {
 };
 
 /** --role, checked; undefined when not given. */
-function roleOption(args: CliArguments): MemberRole | undefined {
+function roleOption(args: CliArguments): EnterpriseRole | undefined {
   const role = args.options.role;
   if (role === undefined) return undefined;
-  if (!MEMBER_ROLES.includes(role as MemberRole)) throw new CliUsageError('--role must be admin or member.');
-  return role as MemberRole;
+  if (!MEMBER_ROLES.includes(role as EnterpriseRole)) throw new CliUsageError('--role must be admin or member.');
+  return role as EnterpriseRole;
 }
 
 export const userCreateCommand: CliCommand = {
