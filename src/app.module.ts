@@ -21,6 +21,7 @@ import { ChangesModule } from './changes/changes.module.js';
 import { ResourcesModule } from './resources/resources.module.js';
 import { WebhookEndpointsModule } from './webhook-endpoints/webhook-endpoints.module.js';
 import { AuditModule } from './audit/audit.module.js';
+import { MembershipsModule } from './memberships/memberships.module.js';
 
 @Module({})
 export class AppModule {
@@ -47,6 +48,7 @@ export class AppModule {
         ChangesModule,
         WebhookEndpointsModule,
         AuditModule,
+        MembershipsModule,
         OpenApiModule,
       ],
       providers: [

@@ -17,8 +17,10 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.replayed',
+  'webhook_endpoint.disabled',
   'login.failed',
   'enterprise.exported',
+  'enterprise.imported',
   'key.rotated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -108,7 +110,10 @@ export async function recordAuditForMember(
   );
 }
 
-/** Records an action in each of `enterpriseIds`, or in every enterprise (null): a whole export, a key rotation. */
+/**
+ * Records an action in each of `enterpriseIds`, or in every enterprise (null): a whole export, a
+ * key rotation, an import. An entry about the enterprise itself names each one as its target.
+ */
 export async function recordAuditForEnterprises(
   db: SqlExecutor,
   enterpriseIds: readonly string[] | null,
@@ -117,7 +122,8 @@ export async function recordAuditForEnterprises(
 ): Promise<void> {
   await db.query(
     `INSERT INTO audit_events (enterprise_id, ${COLUMNS})
-     SELECT e.id, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10 FROM enterprises e
+     SELECT e.id, $2, $3, $4, $5, $6, CASE WHEN $6::varchar = 'enterprise' THEN e.id::varchar ELSE $7::varchar END, $8::jsonb, $9, $10
+       FROM enterprises e
       WHERE $1::uuid[] IS NULL OR e.id = ANY ($1::uuid[])`,
     [enterpriseIds, ...values(actor, entry)],
   );

@@ -26,6 +26,20 @@ import { DISABLED_AFTER_FAILURES, DISABLED_PLAIN_HTTP, failureWindowOver, retryD
 import { WebhookSender, type SendResult } from './webhook-sender.js';
 import { eventOf, typesOf, webhookIdOf } from './webhook-stream.js';
 
+/**
+ * The save that disables an endpoint, with the trail's entry in the same statement: the disable
+ * and its record commit together or not at all, and an endpoint already disabled records nothing.
+ */
+function systemDisableAudited(update: string): string {
+  return `WITH saved AS (${update} RETURNING id, enterprise_id),
+     audited AS (
+       INSERT INTO audit_events (enterprise_id, actor, action, target_type, target_id, details)
+       SELECT enterprise_id, 'system', 'webhook_endpoint.disabled', 'webhook_endpoint', id::text,
+              jsonb_build_object('reason', $10::text)
+         FROM saved)
+   SELECT count(*)::int AS held FROM saved`;
+}
+
 /** Entries read from the change log at a time. */
 const BATCH = 100;
 /** Delivered attempts are logged 7 days. */
@@ -527,15 +541,13 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
    * logs the attempts. False: the endpoint is no longer this process's to deliver.
    */
   private async save(endpoint: LeasedEndpoint, state: StreamState, attempts: Attempt[]): Promise<boolean> {
-    const held = await affectedRows(
-      this.dataSource,
-      `UPDATE webhook_endpoints
+    const update = `UPDATE webhook_endpoints
           SET cursor_xid = $3::bigint, cursor_seq = $4::bigint, failures = $5, failing_since = $6,
               next_attempt_at = $7, lease_expires_at = now() + make_interval(secs => $8),
               enabled = enabled AND NOT $9, disabled_reason = CASE WHEN $9 THEN $10 ELSE disabled_reason END,
               updated_at = CASE WHEN $9 THEN now() ELSE updated_at END
-        WHERE id = $1 AND lease_owner = $2 AND generation = $11 AND enabled`,
-      [
+        WHERE id = $1 AND lease_owner = $2 AND generation = $11 AND enabled`;
+    const parameters = [
         endpoint.id,
         this.owner,
         state.cursor.xid.toString(),
@@ -547,8 +559,11 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         state.disabled !== null,
         state.disabled,
         endpoint.generation,
-      ],
-    );
+    ];
+    const held =
+      state.disabled === null
+        ? await affectedRows(this.dataSource, update, parameters)
+        : ((await selectRows<{ held: number }>(this.dataSource, systemDisableAudited(update), parameters))[0]?.held ?? 0);
     if (attempts.length > 0) {
       await this.logAttempts(endpoint.id, attempts).catch((error: unknown) => {
         // Deleted between the check and the insert: nothing left to log them for.

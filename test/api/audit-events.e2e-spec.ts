@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditRetention } from '../../src/audit/audit-retention.js';
@@ -14,6 +14,13 @@ import { apiHeaders, loginToken } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/run-cli.js';
 import { TEST_APP_KEY } from '../helpers/test-app.js';
 import { WebhookResolver } from '../../src/webhook-endpoints/webhook-resolver.js';
+
+interface AuditEventRecordInFile {
+  id: string;
+  enterprise_id: string;
+  action: string;
+  [field: string]: unknown;
+}
 
 const member = {
   id: randomUUID(),
@@ -66,7 +73,14 @@ describe('the audit trail', () => {
     expect((await endpoint('POST', `/${id}/replay`, { from_beginning: true })).statusCode).toBe(202);
     expect((await endpoint('DELETE', `/${id}`)).statusCode).toBe(204);
 
-    const events = await trail();
+    const all = await trail();
+    // Oldest: the suite's fixture, loaded by the importer, on the trail as the operator's import.
+    expect(all.at(-1)).toMatchObject({
+      action: 'enterprise.imported',
+      actor: { type: 'cli', user_id: null, token_id: null },
+      target: { type: 'enterprise', id: suite.tenant.enterpriseId },
+    });
+    const events = all.slice(0, -1);
     expect(events.map((e) => [e.action, e.target])).toEqual([
       ['webhook_endpoint.deleted', { type: 'webhook_endpoint', id }],
       ['webhook_endpoint.replayed', { type: 'webhook_endpoint', id }],
@@ -84,7 +98,7 @@ describe('the audit trail', () => {
     expect(events[1]?.details).toEqual({ from: 'beginning' });
     expect(await trail('?action=webhook_endpoint.created')).toHaveLength(1);
     expect(await trail(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
-    expect(await trail(`?until=${encodeURIComponent(events[4]?.occurred_at ?? '')}`)).toEqual([]);
+    expect(await trail(`?until=${encodeURIComponent(events[4]?.occurred_at ?? '')}`)).toEqual(all.slice(-1));
   });
 
   it('refuses a filter it cannot read (422), and a member who is not an admin (403)', async () => {
@@ -209,11 +223,49 @@ describe('the audit trail', () => {
         },
       );
       expect(exported.code).toBe(0);
+      // The export holds the enterprise's trail, and only its own.
+      const file = JSON.parse(readFileSync(join(dir, 'e.json'), 'utf8')) as { audit_events: AuditEventRecordInFile[] };
+      const inFile = file.audit_events;
+      expect(inFile.length).toBeGreaterThan(3);
+      expect(new Set(inFile.map((e) => e.enterprise_id))).toEqual(new Set([suite.tenant.enterpriseId]));
+      expect(inFile.find((e) => e.action === 'login.failed')).toMatchObject({
+        actor: 'user',
+        target_type: 'user',
+        target_id: suite.tenant.user.id,
+        details: { reason: 'password' },
+      });
+      const stored = await selectRows<{ n: number }>(suite.t.dataSource, `SELECT count(*)::int AS n FROM audit_events`);
+
+      // A file whose trail names an enterprise nobody holds is refused at that entry: nothing is
+      // written, not even the import's own entry.
+      const stray = { ...inFile[0], id: randomUUID(), enterprise_id: randomUUID() };
+      writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...file, audit_events: [...inFile, stray] }));
+      const refused = await runCli(['import', join(dir, 'bad.json')], { env });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain(`audit_events[${inFile.length}].enterprise_id: is not an enterprise`);
+      expect(await selectRows(suite.t.dataSource, `SELECT count(*)::int AS n FROM audit_events`)).toEqual(stored);
+
+      // Importing the export again adds none of the entries it holds, and records the import.
+      const again = await runCli(['import', join(dir, 'e.json')], { env });
+      expect(again.code).toBe(0);
+      const [imported] = await trail('?action=enterprise.imported');
+      expect([imported?.actor.type, imported?.target]).toEqual([
+        'cli',
+        { type: 'enterprise', id: suite.tenant.enterpriseId },
+      ]);
+      const counted = await selectRows<{ n: number }>(suite.t.dataSource, `SELECT count(*)::int AS n FROM audit_events`);
+      // One import entry for each enterprise the file names: this one, and its users' others.
+      const named = new Set([
+        ...file.audit_events.map((e) => e.enterprise_id),
+        ...(file as unknown as { users: { enterprise_ids: string[] }[] }).users.flatMap((u) => u.enterprise_ids),
+      ]);
+      expect(counted[0]?.n).toBe((stored[0]?.n ?? 0) + named.size);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
     expect((await runCli(['key:rotate'], { env })).code).toBe(0);
-    const [rotated, exportedEvent] = await trail();
+    const [rotated] = await trail();
+    const [exportedEvent] = await trail('?action=enterprise.exported');
     expect([exportedEvent?.action, exportedEvent?.actor.type, exportedEvent?.target, exportedEvent?.details]).toEqual([
       'enterprise.exported',
       'cli',

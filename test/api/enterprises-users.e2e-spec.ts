@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { UserAccounts } from '../../src/users/user-accounts.js';
 import { apiHeaders, importFixture, loginToken } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -171,6 +172,26 @@ describe('enterprises and users', () => {
           },
         ],
       });
+    });
+  });
+
+  describe('GET /memberships (v2)', () => {
+    it("shows each member's role, the users' records staying as they were; v1 has no such route", async () => {
+      await new UserAccounts(t.dataSource).setRole(`bob-${own}@example.com`, own, 'member');
+      const res = await call('GET', '/api/v2/memberships', apiHeaders('v2', token, own));
+      expect(res.statusCode).toBe(200);
+      const body = res.json<{ data: { user_id: string; role: string; created_at: string }[]; meta: { total: number } }>();
+      expect(body.data.map((m) => [m.user_id, m.role]).sort()).toEqual(
+        [
+          [ann, 'admin'],
+          [bob, 'member'],
+        ].sort(),
+      );
+      expect(body.meta.total).toBe(2);
+      expect(body.data[0]?.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      const users = await call('GET', `/api/v2/users/${bob}`, apiHeaders('v2', token, own));
+      expect(Object.keys(users.json<{ data: object }>().data)).not.toContain('role');
+      expect((await call('GET', '/api/v1/memberships', apiHeaders('v1', token, own))).statusCode).toBe(404);
     });
   });
 

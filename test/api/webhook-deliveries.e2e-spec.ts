@@ -7,6 +7,7 @@ import { ChangeCursorCodec, cursorKeyId } from '../../src/changes/change-cursor.
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { WebhookClock } from '../../src/webhook-endpoints/webhook-clock.js';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
+import { selectRows } from '../../src/database/sql.js';
 import { importFixture } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createLead as createLeadWith, enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
@@ -295,6 +296,22 @@ describe('outbound webhook deliveries', () => {
       enabled: false,
       disabled_reason: 'Every delivery failed for 3 days; enable the endpoint again to resume.',
     });
+    // The service's disable is on the enterprise's trail, written with it, once.
+    expect(
+      await selectRows(
+        t.dataSource,
+        `SELECT actor, actor_user_id, target_type, details FROM audit_events
+          WHERE action = 'webhook_endpoint.disabled' AND target_id = $1`,
+        [endpoint.id],
+      ),
+    ).toEqual([
+      {
+        actor: 'system',
+        actor_user_id: null,
+        target_type: 'webhook_endpoint',
+        details: { reason: 'Every delivery failed for 3 days; enable the endpoint again to resume.' },
+      },
+    ]);
     const seen = receiver.received.length;
     const second = await createLead('While disabled');
     await updateLead(first, 'Before, changed while disabled');

@@ -106,7 +106,17 @@ describe('export (issue 17)', () => {
     // The provider B key came across too, and a second export of the copy is the same file.
     const again = join(dir, 'round-trip-again.json');
     expect((await runCli(['export', '--output', again, '--include-secrets'], { env: cliEnv(target) })).code).toBe(0);
-    expect(readFileSync(again, 'utf8')).toBe(readFileSync(file, 'utf8'));
+    // The copy's audit trail is the source's, then this copy's own import of it.
+    const { audit_events: trail, ...records } = JSON.parse(readFileSync(file, 'utf8')) as ExportFile;
+    const { audit_events: trailAgain, ...recordsAgain } = JSON.parse(readFileSync(again, 'utf8')) as ExportFile;
+    expect(recordsAgain).toEqual(records);
+    expect(Object.keys(JSON.parse(readFileSync(again, 'utf8')) as ExportFile).at(-1)).toBe('audit_events');
+    expect(trail?.map((e) => e.action)).toEqual(['enterprise.imported', 'enterprise.imported']);
+    expect(trailAgain?.slice(0, trail?.length)).toEqual(trail);
+    expect(trailAgain?.slice(trail?.length).map((e) => [e.action, e.actor])).toEqual([
+      ['enterprise.imported', 'cli'],
+      ['enterprise.imported', 'cli'],
+    ]);
     const reimport = await runCli(['import', again], { env: cliEnv(target) });
     for (const line of reimport.stdout.split('\n').filter((l) => l.includes('created'))) {
       expect(line).toMatch(/\(0 created, 0 updated, \d+ unchanged\)/);

@@ -301,7 +301,7 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
     expect(cells[0]).toMatch(ISO);
     expect(cells.slice(1, 5)).toEqual(['cli', '', '', 'token.issued']);
     expect(JSON.parse(cells[6] ?? '{}')).toMatchObject({ name: 'Audited', abilities: ['read'] });
-    const none = await cli(['audit:list', '--enterprise', tenant.otherEnterpriseId]);
+    const none = await cli(['audit:list', '--enterprise', tenant.otherEnterpriseId, '--action', 'token.revoked']);
     expect(none.stdout).toBe('No audit events.\n');
     const bad = await cli(['audit:list', '--enterprise', tenant.enterpriseId, '--action', 'nope']);
     expect(bad.code).toBe(1);

@@ -4,6 +4,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { FieldCipher } from '../../crypto/field-cipher.js';
 import { selectRows } from '../../database/sql.js';
 import { LEAD_MIXED, LEAD_TEXT } from '../import/import-tables.js';
+import { AUDIT_EXPORT_COLUMNS, AUDIT_SECTION } from '../audit-history.js';
 import { ENTITY_SECTIONS } from '../import/entity-sections.js';
 import { IMPORT_SECTIONS, type HandSection, type ImportSection } from '../import/import-schema.js';
 import { NO_PROGRESS, type Progress } from '../progress.js';
@@ -148,12 +149,40 @@ export class Exporter {
         counts[section] = await this.section(runner, section, text);
         await text.write('\n]');
       }
+      this.progress.phase(AUDIT_SECTION);
+      await text.write(`,\n${JSON.stringify(AUDIT_SECTION)}:[`);
+      counts[AUDIT_SECTION] = await this.auditTrail(runner, text);
+      await text.write('\n]');
       await text.write('}\n');
       await runner.commitTransaction();
       return { counts, bytes: text.bytes };
     } finally {
       if (runner.isTransactionActive) await runner.rollbackTransaction();
       await runner.release();
+    }
+  }
+
+  /** The trail of the enterprises exported, oldest first, a page at a time. */
+  private async auditTrail(runner: QueryRunner, text: TextOut): Promise<number> {
+    let after: [string, string] = ['-infinity', '00000000-0000-0000-0000-000000000000'];
+    let count = 0;
+    const scoped = this.options.enterpriseId !== undefined;
+    for (;;) {
+      const rows = await selectRows<Row & { position: string }>(
+        runner,
+        `SELECT ${AUDIT_EXPORT_COLUMNS}, occurred_at::text AS position FROM audit_events r
+          WHERE (r.occurred_at, r.id) > ($1::timestamptz, $2::uuid) AND ${scoped ? 'r.enterprise_id = $3' : 'TRUE'}
+          ORDER BY r.occurred_at, r.id LIMIT ${PAGE}`,
+        scoped ? [...after, this.options.enterpriseId] : after,
+      );
+      if (rows.length === 0) return count;
+      let chunk = '';
+      for (const { position: _position, ...row } of rows) chunk += `${count++ === 0 ? '\n' : ',\n'}${JSON.stringify(row)}`;
+      await text.write(chunk);
+      this.progress.addRecords(rows.length);
+      const last = rows[rows.length - 1];
+      after = [String(last?.position), String(last?.id)];
+      if (rows.length < PAGE) return count;
     }
   }
 

@@ -7,6 +7,8 @@ import type { PoolClient } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { z } from 'zod';
 import type { FieldCipher } from '../../crypto/field-cipher.js';
+import { CLI_ACTOR, recordAuditForEnterprises } from '../../audit/audit-trail.js';
+import { AUDIT_SECTION, appendAuditHistory, auditEventRecord, type AuditEventInput } from '../audit-history.js';
 import { selectRows } from '../../database/sql.js';
 import { NO_PROGRESS, type Progress } from '../progress.js';
 import { ImportChecks } from './import-checks.js';
@@ -26,6 +28,7 @@ import {
 import { stageOf, type StageName } from './import-tables.js';
 import { isDataError } from './data-error.js';
 import { DirectLoad, DirectRefused } from './direct-load.js';
+import { ImportedEnterprises } from './imported-enterprises.js';
 import { ImportWrites, type ImportCounts } from './import-writes.js';
 import { ProblemList } from './problem-list.js';
 import { InvalidJson, readSectionRecords } from './record-reader.js';
@@ -211,6 +214,8 @@ async function importInTransaction(
   const sink = (await isEmbedded(dataSource, runner)) ? new InsertSink(runner) : new CopySink(client);
   const stager = new Stager(runner, sink, values.preparers());
   const problems = new ProblemList();
+  const named = new ImportedEnterprises();
+  const history: AuditEventInput[] = [];
   const refused = (message: string): TransactionOutcome => ({ ok: false, problems: [message], problemCount: 1 });
   const writes = new ImportWrites(
     runner,
@@ -228,13 +233,19 @@ async function importInTransaction(
 
   progress.phase('reading');
   try {
-    for await (const event of readSectionRecords(text, isImportSection)) {
+    for await (const event of readSectionRecords(text, (key) => isImportSection(key) || key === AUDIT_SECTION)) {
       if (event.kind === 'problem') {
         problems.add(problem(event.path, event.message));
         continue;
       }
       progress.addRecords(1);
       const section = event.section;
+      if (section === AUDIT_SECTION) {
+        const entry = auditEventRecord.safeParse(event.value);
+        if (!entry.success) for (const line of describeIssues(entry.error.issues, [section, event.index])) problems.add(line);
+        else if (problems.empty) history.push(entry.data);
+        continue;
+      }
       const parsed = (SECTION_RECORDS[section] as z.ZodType).safeParse(event.value);
       if (!parsed.success) {
         for (const line of describeIssues(parsed.error.issues, [section, event.index])) problems.add(line);
@@ -242,6 +253,7 @@ async function importInTransaction(
       }
       // After the first problem the rest of the file is only validated: nothing will be written.
       if (problems.empty) {
+        named.add(section, parsed.data as object);
         const sink = await load.sinkFor(section, (parsed.data as { id: string }).id);
         stageRecord(sink, section, event.index, parsed.data);
         stager.addChars(event.chars);
@@ -280,6 +292,18 @@ async function importInTransaction(
 
   try {
     const counts = await writes.run();
+    const historyProblems = await appendAuditHistory(runner, history);
+    if (historyProblems.length > 0) {
+      unlessLoadedStraightIn();
+      for (const found of historyProblems) problems.add(problem(found.path, found.message));
+      return { ok: false, problems: problems.kept, problemCount: problems.total };
+    }
+    // On the import's own transaction: an import that rolls back leaves no entry.
+    await recordAuditForEnterprises(runner, named.ids(), CLI_ACTOR, {
+      action: 'enterprise.imported',
+      targetType: 'enterprise',
+      targetId: null,
+    });
     const tables = [...writes.changedRows].filter(([, rows]) => rows >= ANALYZE_ROWS).map(([table]) => table);
     return { ok: true, counts, tables, loadedStraightIn: load.loaded('people') };
   } catch (error) {
