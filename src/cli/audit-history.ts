@@ -60,7 +60,10 @@ export async function appendAuditHistory(
       [batch],
     );
     for (const { ord } of unknown) {
-      problems.push({ path: [AUDIT_SECTION, ord, 'enterprise_id'], message: 'is not an enterprise of the file or the database' });
+      problems.push({
+        path: [AUDIT_SECTION, ord, 'enterprise_id'],
+        message: 'is not an enterprise of the file or the database',
+      });
     }
   }
   if (problems.length > 0) return problems;

@@ -548,22 +548,23 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
               updated_at = CASE WHEN $9 THEN now() ELSE updated_at END
         WHERE id = $1 AND lease_owner = $2 AND generation = $11 AND enabled`;
     const parameters = [
-        endpoint.id,
-        this.owner,
-        state.cursor.xid.toString(),
-        state.cursor.seq.toString(),
-        state.failures,
-        state.failingSince,
-        state.nextAttemptAt,
-        this.config.webhooks.leaseSeconds,
-        state.disabled !== null,
-        state.disabled,
-        endpoint.generation,
+      endpoint.id,
+      this.owner,
+      state.cursor.xid.toString(),
+      state.cursor.seq.toString(),
+      state.failures,
+      state.failingSince,
+      state.nextAttemptAt,
+      this.config.webhooks.leaseSeconds,
+      state.disabled !== null,
+      state.disabled,
+      endpoint.generation,
     ];
     const held =
       state.disabled === null
         ? await affectedRows(this.dataSource, update, parameters)
-        : ((await selectRows<{ held: number }>(this.dataSource, systemDisableAudited(update), parameters))[0]?.held ?? 0);
+        : ((await selectRows<{ held: number }>(this.dataSource, systemDisableAudited(update), parameters))[0]?.held ??
+          0);
     if (attempts.length > 0) {
       await this.logAttempts(endpoint.id, attempts).catch((error: unknown) => {
         // Deleted between the check and the insert: nothing left to log them for.

@@ -253,7 +253,10 @@ describe('the audit trail', () => {
         'cli',
         { type: 'enterprise', id: suite.tenant.enterpriseId },
       ]);
-      const counted = await selectRows<{ n: number }>(suite.t.dataSource, `SELECT count(*)::int AS n FROM audit_events`);
+      const counted = await selectRows<{ n: number }>(
+        suite.t.dataSource,
+        `SELECT count(*)::int AS n FROM audit_events`,
+      );
       // One import entry for each enterprise the file names: this one, and its users' others.
       const named = new Set([
         ...file.audit_events.map((e) => e.enterprise_id),

@@ -180,7 +180,10 @@ describe('enterprises and users', () => {
       await new UserAccounts(t.dataSource).setRole(`bob-${own}@example.com`, own, 'member');
       const res = await call('GET', '/api/v2/memberships', apiHeaders('v2', token, own));
       expect(res.statusCode).toBe(200);
-      const body = res.json<{ data: { user_id: string; role: string; created_at: string }[]; meta: { total: number } }>();
+      const body = res.json<{
+        data: { user_id: string; role: string; created_at: string }[];
+        meta: { total: number };
+      }>();
       expect(body.data.map((m) => [m.user_id, m.role]).sort()).toEqual(
         [
           [ann, 'admin'],

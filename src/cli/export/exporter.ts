@@ -177,7 +177,8 @@ export class Exporter {
       );
       if (rows.length === 0) return count;
       let chunk = '';
-      for (const { position: _position, ...row } of rows) chunk += `${count++ === 0 ? '\n' : ',\n'}${JSON.stringify(row)}`;
+      for (const { position: _position, ...row } of rows)
+        chunk += `${count++ === 0 ? '\n' : ',\n'}${JSON.stringify(row)}`;
       await text.write(chunk);
       this.progress.addRecords(rows.length);
       const last = rows[rows.length - 1];

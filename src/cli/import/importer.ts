@@ -242,7 +242,8 @@ async function importInTransaction(
       const section = event.section;
       if (section === AUDIT_SECTION) {
         const entry = auditEventRecord.safeParse(event.value);
-        if (!entry.success) for (const line of describeIssues(entry.error.issues, [section, event.index])) problems.add(line);
+        if (!entry.success)
+          for (const line of describeIssues(entry.error.issues, [section, event.index])) problems.add(line);
         else if (problems.empty) history.push(entry.data);
         continue;
       }
