@@ -73,22 +73,22 @@ export async function prepareBenchDatabase(serverUrl: string, cipher: FieldCiphe
       [enterpriseId, names, BENCH_PEOPLE],
     );
     await q(
-      `INSERT INTO phone_numbers (person_id, type, number, is_primary, created_at, updated_at)
-       SELECT p.id, k.type, '0400 000 ' || k.n, k.primary_flag, p.created_at, p.created_at
+      `INSERT INTO phone_numbers (enterprise_id, person_id, type, number, is_primary, created_at, updated_at)
+       SELECT p.enterprise_id, p.id, k.type, '0400 000 ' || k.n, k.primary_flag, p.created_at, p.created_at
          FROM people p CROSS JOIN (VALUES ('mobile', 1, 1), ('work', 2, 0)) AS k(type, n, primary_flag)`,
     );
     await q(
-      `INSERT INTO emails (person_id, address, is_primary, created_at, updated_at)
-       SELECT id, 'person-' || id || '@example.com', 1, created_at, created_at FROM people`,
+      `INSERT INTO emails (enterprise_id, person_id, address, is_primary, created_at, updated_at)
+       SELECT enterprise_id, id, 'person-' || id || '@example.com', 1, created_at, created_at FROM people`,
     );
     await q(
-      `INSERT INTO addresses (person_id, type, address, line1, suburb, state, postcode, created_at, updated_at)
-       SELECT id, 'Residential', '1 Main St, Sydney, New South Wales, 2000', '1 Main St', 'Sydney',
+      `INSERT INTO addresses (enterprise_id, person_id, type, address, line1, suburb, state, postcode, created_at, updated_at)
+       SELECT enterprise_id, id, 'Residential', '1 Main St, Sydney, New South Wales, 2000', '1 Main St', 'Sydney',
               'New South Wales', '2000', created_at, created_at FROM people`,
     );
     await q(
-      `INSERT INTO financials (person_id, type, amount, category, created_at, updated_at)
-       SELECT p.id, k.type, k.amount, k.category, p.created_at, p.created_at
+      `INSERT INTO financials (enterprise_id, person_id, type, amount, category, created_at, updated_at)
+       SELECT p.enterprise_id, p.id, k.type, k.amount, k.category, p.created_at, p.created_at
          FROM people p CROSS JOIN (VALUES ('income', 5200.00, 'salary and wages'),
                                           ('expense', 1200.50, 'rent'),
                                           ('expense', 0.00, 'other')) AS k(type, amount, category)`,

@@ -69,18 +69,21 @@ function tables(cipher: FieldCipher): Table[] {
     },
     {
       name: 'phone_numbers',
-      columns: ['id', 'person_id', 'type', 'number', 'is_primary', 'created_at', 'updated_at'],
-      lines: (p, now) => p.phone_numbers.map((r) => tsv([r.id, p.id, r.type, r.number, flag(r.is_primary), now, now])),
+      columns: ['id', 'enterprise_id', 'person_id', 'type', 'number', 'is_primary', 'created_at', 'updated_at'],
+      lines: (p, now) =>
+        p.phone_numbers.map((r) => tsv([r.id, p.enterprise_id, p.id, r.type, r.number, flag(r.is_primary), now, now])),
     },
     {
       name: 'emails',
-      columns: ['id', 'person_id', 'address', 'is_primary', 'created_at', 'updated_at'],
-      lines: (p, now) => p.emails.map((r) => tsv([r.id, p.id, r.address, flag(r.is_primary), now, now])),
+      columns: ['id', 'enterprise_id', 'person_id', 'address', 'is_primary', 'created_at', 'updated_at'],
+      lines: (p, now) =>
+        p.emails.map((r) => tsv([r.id, p.enterprise_id, p.id, r.address, flag(r.is_primary), now, now])),
     },
     {
       name: 'addresses',
       columns: [
         'id',
+        'enterprise_id',
         'person_id',
         'type',
         'address',
@@ -95,6 +98,7 @@ function tables(cipher: FieldCipher): Table[] {
         p.addresses.map((r) =>
           tsv([
             r.id,
+            p.enterprise_id,
             p.id,
             r.type,
             [r.line1, r.suburb, r.state, r.postcode].join(', '),
@@ -109,8 +113,9 @@ function tables(cipher: FieldCipher): Table[] {
     },
     {
       name: 'financials',
-      columns: ['id', 'person_id', 'type', 'amount', 'category', 'created_at', 'updated_at'],
-      lines: (p, now) => p.financials.map((r) => tsv([r.id, p.id, r.type, r.amount, r.category, now, now])),
+      columns: ['id', 'enterprise_id', 'person_id', 'type', 'amount', 'category', 'created_at', 'updated_at'],
+      lines: (p, now) =>
+        p.financials.map((r) => tsv([r.id, p.enterprise_id, p.id, r.type, r.amount, r.category, now, now])),
     },
   ];
 }

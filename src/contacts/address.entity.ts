@@ -1,11 +1,12 @@
 import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
-import { ONE_OWNER, OwnedByPersonOrOrganisation } from './contact-owner.js';
+import { ONE_OWNER, OwnedByPersonOrOrganisation, SameEnterpriseAsOwner } from './contact-owner.js';
 
 @Entity('addresses')
 @Check('addresses_one_owner', ONE_OWNER)
 @Index('addresses_person_idx', ['personId', 'createdAt', 'id'], { where: 'person_id IS NOT NULL' })
 @Index('addresses_organisation_idx', ['organisationId', 'createdAt', 'id'], { where: 'organisation_id IS NOT NULL' })
+@SameEnterpriseAsOwner()
 export class Address extends OwnedByPersonOrOrganisation {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @VarcharColumn({ nullable: true }) type!: string | null;

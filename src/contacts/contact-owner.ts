@@ -7,12 +7,34 @@ import { Person } from '../people/entities/person.entity.js';
  * table's `<table>_one_owner` CHECK, declared on its entity).
  */
 export abstract class OwnedByPersonOrOrganisation {
+  /** The owner's enterprise (none when the owner has none); the composite references keep them equal. */
+  @Column('uuid', { nullable: true }) enterpriseId!: string | null;
   @Column('uuid', { nullable: true })
   @ForeignKey(() => Person, { onDelete: 'CASCADE' })
   personId!: string | null;
   @Column('uuid', { nullable: true })
   @ForeignKey(() => Organisation, { onDelete: 'CASCADE' })
   organisationId!: string | null;
+}
+
+/**
+ * The references `(enterprise_id, person_id)` and `(enterprise_id, organisation_id)` to the owner's
+ * `(enterprise_id, id)`: PostgreSQL refuses a row tied to another enterprise's owner. Declared on
+ * each contact entity (class decorators are not inherited).
+ */
+export function SameEnterpriseAsOwner(): ClassDecorator {
+  const person = ForeignKey(() => Person, ['enterpriseId', 'personId'], ['enterpriseId', 'id'], {
+    onDelete: 'CASCADE',
+    onUpdate: 'CASCADE',
+  });
+  const organisation = ForeignKey(() => Organisation, ['enterpriseId', 'organisationId'], ['enterpriseId', 'id'], {
+    onDelete: 'CASCADE',
+    onUpdate: 'CASCADE',
+  });
+  return (target) => {
+    person(target);
+    organisation(target);
+  };
 }
 
 /** `num_nonnulls(person_id, organisation_id) = 1`, the CHECK every contact table has. */

@@ -1,6 +1,6 @@
 import { Check, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
-import { ONE_OWNER, OwnedByPersonOrOrganisation } from './contact-owner.js';
+import { ONE_OWNER, OwnedByPersonOrOrganisation, SameEnterpriseAsOwner } from './contact-owner.js';
 
 @Entity('phone_numbers')
 @Check('phone_numbers_one_owner', ONE_OWNER)
@@ -9,6 +9,7 @@ import { ONE_OWNER, OwnedByPersonOrOrganisation } from './contact-owner.js';
 @Index('phone_numbers_organisation_idx', ['organisationId', 'createdAt', 'id'], {
   where: 'organisation_id IS NOT NULL',
 })
+@SameEnterpriseAsOwner()
 export class PhoneNumber extends OwnedByPersonOrOrganisation {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @VarcharColumn() type!: string;

@@ -14,6 +14,7 @@ import { ChangesOncePerTransaction1764800000000 } from '../../migrations/1764800
 import { StoredRecordJson1764900000000 } from '../../migrations/1764900000000-stored-record-json.js';
 import { RolesAndTokenScopes1765000000000 } from '../../migrations/1765000000000-roles-and-token-scopes.js';
 import { AuditTrail1765100000000 } from '../../migrations/1765100000000-audit-trail.js';
+import { TenancyInTheKeys1765200000000 } from '../../migrations/1765200000000-tenancy-in-the-keys.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   StoredRecordJson1764900000000,
   RolesAndTokenScopes1765000000000,
   AuditTrail1765100000000,
+  TenancyInTheKeys1765200000000,
 ];

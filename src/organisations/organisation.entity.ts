@@ -1,10 +1,12 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 
 @Entity('organisations')
 @Index('organisations_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
 @Check('organisations_gst_registered_check', 'gst_registered IN (0, 1)')
+/** The target of the composite references of the rows it owns. */
+@Unique(['enterpriseId', 'id'])
 export class Organisation {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('uuid', { nullable: true })

@@ -5,11 +5,15 @@ import { WebhookEndpoint } from './webhook-endpoint.entity.js';
 /** One attempt to deliver one event to one endpoint, kept 7 days. */
 @Entity('webhook_deliveries')
 @Index('webhook_deliveries_endpoint_newest_idx', ['endpointId', 'createdAt'])
+@ForeignKey(() => WebhookEndpoint, ['enterpriseId', 'endpointId'], ['enterpriseId', 'id'], {
+  onDelete: 'CASCADE',
+  onUpdate: 'CASCADE',
+})
 export class WebhookDelivery {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid')
-  @ForeignKey(() => WebhookEndpoint, { onDelete: 'CASCADE' })
-  endpointId!: string;
+  /** The endpoint's enterprise. */
+  @Column('uuid') enterpriseId!: string;
+  @Column('uuid') endpointId!: string;
   @Column({ type: 'varchar', length: 64 }) webhookId!: string;
   @Column({ type: 'varchar', length: 64 }) eventType!: string;
   @Column('integer') attempt!: number;

@@ -566,7 +566,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         : ((await selectRows<{ held: number }>(this.dataSource, systemDisableAudited(update), parameters))[0]?.held ??
           0);
     if (attempts.length > 0) {
-      await this.logAttempts(endpoint.id, attempts).catch((error: unknown) => {
+      await this.logAttempts(endpoint, attempts).catch((error: unknown) => {
         // Deleted between the check and the insert: nothing left to log them for.
         if (sqlStateOf(error) !== '23503') throw error;
       });
@@ -578,16 +578,16 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   }
 
   /** Logs the attempts; none when the endpoint was deleted meanwhile (its log went with it). */
-  private async logAttempts(endpointId: string, attempts: Attempt[]): Promise<void> {
+  private async logAttempts(endpoint: LeasedEndpoint, attempts: Attempt[]): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO webhook_deliveries (endpoint_id, webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, created_at)
-       SELECT $1, a.webhook_id, a.event_type, a.attempt, a.status_code, a.error, a.response_body, a.duration_ms,
+      `INSERT INTO webhook_deliveries (enterprise_id, endpoint_id, webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, created_at)
+       SELECT $9, $1, a.webhook_id, a.event_type, a.attempt, a.status_code, a.error, a.response_body, a.duration_ms,
               now() + a.n * interval '1 microsecond'
          FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::int[])
               WITH ORDINALITY AS a(webhook_id, event_type, attempt, status_code, error, response_body, duration_ms, n)
         WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $1)`,
       [
-        endpointId,
+        endpoint.id,
         attempts.map((a) => a.webhookId),
         attempts.map((a) => a.eventType),
         attempts.map((a) => a.attempt),
@@ -595,6 +595,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         attempts.map((a) => a.result.error),
         attempts.map((a) => a.result.responseBody),
         attempts.map((a) => a.result.durationMs),
+        endpoint.enterprise_id,
       ],
     );
   }

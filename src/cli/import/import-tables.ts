@@ -91,7 +91,7 @@ export const ORGANISATIONS: TargetTable = {
     website: 'text',
   }),
 };
-const OWNERS = cols({ person_id: 'uuid', organisation_id: 'uuid' });
+const OWNERS = cols({ enterprise_id: 'uuid', person_id: 'uuid', organisation_id: 'uuid' });
 export const NESTED: Record<NestedTable, TargetTable> = {
   phone_numbers: {
     table: 'phone_numbers',
@@ -116,7 +116,13 @@ export const NESTED: Record<NestedTable, TargetTable> = {
   },
   financials: {
     table: 'financials',
-    columns: cols({ person_id: 'uuid', type: 'text', amount: 'numeric(14,2)', category: 'text' }),
+    columns: cols({
+      enterprise_id: 'uuid',
+      person_id: 'uuid',
+      type: 'text',
+      amount: 'numeric(14,2)',
+      category: 'text',
+    }),
   },
 };
 export const QUOTES: TargetTable = {

@@ -69,12 +69,16 @@ export function stageUser(sink: RowSink, ord: number, u: UserInput): void {
   }
 }
 
-type Nested = Pick<PersonInput, 'phone_numbers' | 'emails' | 'addresses'> & { financials?: PersonInput['financials'] };
+type Nested = Pick<PersonInput, 'enterprise_id' | 'phone_numbers' | 'emails' | 'addresses'> & {
+  financials?: PersonInput['financials'];
+};
 
 function stageNested(sink: RowSink, section: OwnerSection, ord: number, id: string, owner: Nested): void {
   // Rows are built whole, in one literal each (no spreads): a large import stages millions.
   const personId = section === 'people' ? id : null;
   const organisationId = section === 'organisations' ? id : null;
+  // The owner's enterprise: the database refuses a row whose enterprise is not its owner's.
+  const enterpriseId = owner.enterprise_id;
   const phones = owner.phone_numbers ?? [];
   for (let j = 0; j < phones.length; j++) {
     const p = phones[j] as NonNullable<Nested['phone_numbers']>[number];
@@ -83,6 +87,7 @@ function stageNested(sink: RowSink, section: OwnerSection, ord: number, id: stri
       owner_ord: ord,
       ord: j,
       id: p.id,
+      enterprise_id: enterpriseId,
       person_id: personId,
       organisation_id: organisationId,
       created_at: p.created_at ?? null,
@@ -100,6 +105,7 @@ function stageNested(sink: RowSink, section: OwnerSection, ord: number, id: stri
       owner_ord: ord,
       ord: j,
       id: e.id,
+      enterprise_id: enterpriseId,
       person_id: personId,
       organisation_id: organisationId,
       created_at: e.created_at ?? null,
@@ -116,6 +122,7 @@ function stageNested(sink: RowSink, section: OwnerSection, ord: number, id: stri
       owner_ord: ord,
       ord: j,
       id: a.id,
+      enterprise_id: enterpriseId,
       person_id: personId,
       organisation_id: organisationId,
       created_at: a.created_at ?? null,
@@ -138,6 +145,7 @@ function stageNested(sink: RowSink, section: OwnerSection, ord: number, id: stri
       owner_ord: ord,
       ord: j,
       id: f.id,
+      enterprise_id: enterpriseId,
       person_id: personId,
       created_at: f.created_at ?? null,
       updated_at: f.updated_at ?? null,

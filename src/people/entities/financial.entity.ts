@@ -5,8 +5,15 @@ import { Person } from './person.entity.js';
 @Entity('financials')
 /** Every row, whatever its amount: the export and a person's delete find them all by person. */
 @Index('financials_person_idx', ['personId', 'createdAt', 'id'])
+/** Of its person's enterprise: PostgreSQL refuses a row tied to another enterprise's person. */
+@ForeignKey(() => Person, ['enterpriseId', 'personId'], ['enterpriseId', 'id'], {
+  onDelete: 'CASCADE',
+  onUpdate: 'CASCADE',
+})
 export class Financial {
   @PrimaryGeneratedColumn('uuid') id!: string;
+  /** The person's enterprise (none when the person has none). */
+  @Column('uuid', { nullable: true }) enterpriseId!: string | null;
   @Column('uuid')
   @ForeignKey(() => Person, { onDelete: 'CASCADE' })
   personId!: string;

@@ -1,9 +1,11 @@
-import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { RecordTimestampColumn, VarcharColumn } from '../../database/columns.js';
 import { Enterprise } from '../../enterprises/enterprise.entity.js';
 
 @Entity('people')
 @Index('people_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
+/** The target of the composite references of the rows it owns. */
+@Unique(['enterpriseId', 'id'])
 export class Person {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('uuid', { nullable: true })

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { selectRows } from '../../src/database/sql.js';
+import { sqlStateOf } from '../../src/database/sql-state.js';
+import { importFixture } from '../helpers/fixtures.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { twoTenants, type TenantRecords } from '../helpers/two-tenants.js';
+
+interface Reference {
+  name: string;
+  table: string;
+  columns: string[];
+  target: string;
+}
+
+/**
+ * The database itself refuses a row tied to another enterprise's record, whoever writes it: every
+ * reference between two tables that both carry `enterprise_id` includes it. The references are
+ * read from the migrated schema, so a new table's reference is checked without edits here.
+ */
+describe('tenancy in the keys', () => {
+  let t: TestApp;
+  let own: TenantRecords;
+  let foreign: TenantRecords;
+  let references: Reference[];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const fixture = twoTenants();
+    own = fixture.own;
+    foreign = fixture.foreign;
+    await importFixture(t, fixture.doc);
+    // An endpoint in each enterprise, and a delivery of the first.
+    for (const tenant of [own, foreign]) {
+      await t.dataSource.query(
+        `INSERT INTO webhook_endpoints (id, enterprise_id, url, types, secret_encrypted, cursor_xid)
+         VALUES ($1, $2, 'https://hooks.example.test/', '{}', 'x', 0)`,
+        [randomUUID(), tenant.enterpriseId],
+      );
+    }
+    await t.dataSource.query(
+      `INSERT INTO webhook_deliveries (enterprise_id, endpoint_id, webhook_id, event_type, attempt, duration_ms)
+       SELECT enterprise_id, id, 'msg_1', 'lead.upserted', 1, 10 FROM webhook_endpoints WHERE enterprise_id = $1`,
+      [own.enterpriseId],
+    );
+    references = await selectRows<Reference>(
+      t.dataSource,
+      `SELECT con.conname AS name, t.relname AS table, r.relname AS target,
+              array_agg(a.attname::text ORDER BY k.ord) AS columns
+         FROM pg_constraint con
+         JOIN pg_class t ON t.oid = con.conrelid
+         JOIN pg_class r ON r.oid = con.confrelid
+         CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
+         JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+        WHERE con.contype = 'f' AND t.relnamespace = 'public'::regnamespace
+          AND EXISTS (SELECT 1 FROM pg_attribute x WHERE x.attrelid = t.oid AND x.attname = 'enterprise_id' AND NOT x.attisdropped)
+          AND EXISTS (SELECT 1 FROM pg_attribute x WHERE x.attrelid = r.oid AND x.attname = 'enterprise_id' AND NOT x.attisdropped)
+        GROUP BY con.conname, t.relname, r.relname`,
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('every reference between two tenant tables is checked with the enterprise', () => {
+    const composite = references.filter((ref) => ref.columns.includes('enterprise_id'));
+    // A single-column reference may stay only beside a composite one over the same column.
+    const unchecked = references
+      .filter((ref) => !ref.columns.includes('enterprise_id'))
+      .filter(
+        (ref) =>
+          !composite.some(
+            (c) =>
+              c.table === ref.table && c.target === ref.target && ref.columns.every((col) => c.columns.includes(col)),
+          ),
+      )
+      .map((ref) => `${ref.table} (${ref.columns.join(', ')}) -> ${ref.target}: add enterprise_id to the reference`);
+    expect(unchecked).toEqual([]);
+    expect(composite.map((c) => `${c.table} -> ${c.target}`).sort()).toEqual(
+      expect.arrayContaining([
+        'addresses -> organisations',
+        'addresses -> people',
+        'emails -> organisations',
+        'emails -> people',
+        'financials -> people',
+        'phone_numbers -> organisations',
+        'phone_numbers -> people',
+        'quotes -> applications',
+        'webhook_deliveries -> webhook_endpoints',
+      ]),
+    );
+  });
+
+  it("refuses, through SQL, every row pointed at another enterprise's record or moved away from its own", async () => {
+    const composite = references.filter((ref) => ref.columns.includes('enterprise_id'));
+    const accepted: string[] = [];
+    for (const ref of composite) {
+      const column = ref.columns.find((c) => c !== 'enterprise_id') ?? '';
+      const [row] = await selectRows<{ id: string }>(
+        t.dataSource,
+        `SELECT id FROM ${ref.table} WHERE enterprise_id = $1 AND ${column} IS NOT NULL LIMIT 1`,
+        [own.enterpriseId],
+      );
+      const [other] = await selectRows<{ id: string }>(
+        t.dataSource,
+        `SELECT id FROM ${ref.target} WHERE enterprise_id = $1 LIMIT 1`,
+        [foreign.enterpriseId],
+      );
+      expect({ ref: ref.name, row: row !== undefined, other: other !== undefined }).toEqual({
+        ref: ref.name,
+        row: true,
+        other: true,
+      });
+      for (const [what, sql, parameters] of [
+        [
+          `${ref.table}.${column} set to another enterprise's ${ref.target}`,
+          `UPDATE ${ref.table} SET ${column} = $2 WHERE id = $1`,
+          [row?.id, other?.id],
+        ],
+        [
+          `${ref.table} moved to another enterprise`,
+          `UPDATE ${ref.table} SET enterprise_id = $2 WHERE id = $1`,
+          [row?.id, foreign.enterpriseId],
+        ],
+      ] as const) {
+        const error = await t.dataSource.query(sql, [...parameters]).then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
+        if (sqlStateOf(error) !== '23503') accepted.push(`${what} (${ref.name}): ${String(error)}`);
+      }
+    }
+    expect(accepted).toEqual([]);
+  });
+
+  it("gives a row written without its enterprise its owner's, and moves an owner's rows with it", async () => {
+    const person = own.ids.people;
+    await t.dataSource.query(`INSERT INTO phone_numbers (person_id, type, number) VALUES ($1, 'work', '0400000009')`, [
+      person,
+    ]);
+    const enterpriseOf = async (table: string, column: string, owner: string) =>
+      (
+        await selectRows<{ enterprise_id: string | null }>(
+          t.dataSource,
+          `SELECT DISTINCT enterprise_id FROM ${table} WHERE ${column} = $1`,
+          [owner],
+        )
+      ).map((r) => r.enterprise_id);
+    expect(await enterpriseOf('phone_numbers', 'person_id', person)).toEqual([own.enterpriseId]);
+
+    // A person of no enterprise keeps rows of none; given one, they follow; moved, they move.
+    const loner = randomUUID();
+    await t.dataSource.query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, NULL, 'Loner')`, [loner]);
+    await t.dataSource.query(`INSERT INTO emails (person_id, address) VALUES ($1, 'loner@example.com')`, [loner]);
+    await t.dataSource.query(`INSERT INTO financials (person_id, type, amount) VALUES ($1, 'income', 10)`, [loner]);
+    expect(await enterpriseOf('emails', 'person_id', loner)).toEqual([null]);
+    await t.dataSource.query(`UPDATE people SET enterprise_id = $2 WHERE id = $1`, [loner, own.enterpriseId]);
+    expect(await enterpriseOf('emails', 'person_id', loner)).toEqual([own.enterpriseId]);
+    expect(await enterpriseOf('financials', 'person_id', loner)).toEqual([own.enterpriseId]);
+    await t.dataSource.query(`UPDATE people SET enterprise_id = $2 WHERE id = $1`, [loner, foreign.enterpriseId]);
+    expect(await enterpriseOf('emails', 'person_id', loner)).toEqual([foreign.enterpriseId]);
+    expect(await enterpriseOf('financials', 'person_id', loner)).toEqual([foreign.enterpriseId]);
+  });
+
+  it("imports a person's rows with the person's enterprise", async () => {
+    const rows = await selectRows<{ table: string; mismatched: number }>(
+      t.dataSource,
+      `SELECT 'phone_numbers' AS table, count(*)::int AS mismatched FROM phone_numbers x JOIN people p ON p.id = x.person_id
+        WHERE x.enterprise_id IS DISTINCT FROM p.enterprise_id
+       UNION ALL SELECT 'financials', count(*)::int FROM financials x JOIN people p ON p.id = x.person_id
+        WHERE x.enterprise_id IS DISTINCT FROM p.enterprise_id
+       UNION ALL SELECT 'addresses', count(*)::int FROM addresses x JOIN organisations o ON o.id = x.organisation_id
+        WHERE x.enterprise_id IS DISTINCT FROM o.enterprise_id`,
+    );
+    expect(rows).toEqual([
+      { table: 'phone_numbers', mismatched: 0 },
+      { table: 'financials', mismatched: 0 },
+      { table: 'addresses', mismatched: 0 },
+    ]);
+    const [counted] = await selectRows<{ n: number }>(
+      t.dataSource,
+      `SELECT count(*)::int AS n FROM phone_numbers WHERE enterprise_id = $1`,
+      [own.enterpriseId],
+    );
+    expect(counted?.n).toBeGreaterThan(0);
+  });
+});
