@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { execSync, spawn } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
 import { loadRawBaseline } from './lib/raw-import-baseline.js';
+import { freshDatabase } from './lib/fresh-database.js';
 import { benchPerson, ENTERPRISE } from './lib/import-rows.js';
 
 /**
@@ -39,16 +39,7 @@ async function generate(file: string, people: number): Promise<number> {
   return statSync(file).size;
 }
 
-async function recreateDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-}
+const recreateDatabase = (): Promise<string> => freshDatabase(SERVER_URL, DATABASE);
 
 interface Run {
   name: string;

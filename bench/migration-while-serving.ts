@@ -4,6 +4,7 @@ import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { databaseUrlOf, freshDatabase } from './lib/fresh-database.js';
 import { benchPerson, ENTERPRISE } from './lib/import-rows.js';
 import { buildRelease, nodeOf } from './lib/release-builds.js';
 
@@ -54,21 +55,6 @@ async function generate(file: string): Promise<void> {
   await once(out, 'finish');
 }
 
-function databaseUrl(): string {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${DATABASE}`;
-  return url.toString();
-}
-
-async function recreateDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  return databaseUrl();
-}
-
 async function sizes(url: string): Promise<Record<string, number>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -95,7 +81,7 @@ async function main(): Promise<void> {
   await generate(file);
   // BENCH_MIGRATION_LOADED=true: the database REF loaded last time is used again, as it is.
   const reuse = process.env.BENCH_MIGRATION_LOADED === 'true';
-  const url = reuse ? databaseUrl() : await recreateDatabase();
+  const url = reuse ? databaseUrlOf(SERVER_URL, DATABASE) : await freshDatabase(SERVER_URL, DATABASE);
   const env = { PATH: process.env.PATH ?? '', TZ: 'UTC', DATABASE_URL: url, APP_KEY };
   if (!reuse) {
     const started = performance.now();

@@ -28,6 +28,7 @@ import { hashPassword } from '../src/auth/password-hasher.js';
 import { openDataSource } from '../src/data-source.js';
 import { runMigrations } from '../src/database/migration-runner.js';
 import { selectRows } from '../src/database/sql.js';
+import { freshDatabase } from './lib/fresh-database.js';
 import { startScriptNodeFlags, startServer, type RunningServer, serviceSettingsFromBench } from './lib/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -127,14 +128,8 @@ interface Fixture {
 }
 
 async function prepare(): Promise<Fixture> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${DATABASE}`;
-  const dataSource = await openDataSource({ url: url.toString(), poolMax: 2 });
+  const url = await freshDatabase(SERVER_URL, DATABASE);
+  const dataSource = await openDataSource({ url, poolMax: 2 });
   await runMigrations(dataSource);
   const enterprises = (
     await selectRows<{ id: string }>(
@@ -164,7 +159,7 @@ async function prepare(): Promise<Fixture> {
   );
   await dataSource.query('VACUUM ANALYZE');
   await dataSource.destroy();
-  return { url: url.toString(), enterprises, leadOf: new Map(leads.map((l) => [l.enterprise_id, l.id])) };
+  return { url, enterprises, leadOf: new Map(leads.map((l) => [l.enterprise_id, l.id])) };
 }
 
 const leadBody = () => ({ title: `Bench lead ${randomUUID()}`, person_name: 'Kim' });

@@ -16,7 +16,6 @@
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import { loadavg } from 'node:os';
-import pg from 'pg';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -26,6 +25,7 @@ import { loadConfig } from '../src/config/app-config.js';
 import { openDataSource } from '../src/data-source.js';
 import { runMigrations } from '../src/database/migration-runner.js';
 import { WebhookDeliveryWorker } from '../src/webhook-endpoints/webhook-delivery.worker.js';
+import { freshDatabase } from './lib/fresh-database.js';
 
 const SERVER_URL = process.env.DATABASE_URL;
 if (!SERVER_URL) throw new Error('Set DATABASE_URL to a PostgreSQL server (a fresh database is made on it).');
@@ -72,18 +72,12 @@ function startReceiver(): Promise<{ server: Server; base: string }> {
   );
 }
 
-async function freshDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  const url = new URL(SERVER_URL ?? '');
-  url.pathname = `/${DATABASE}`;
-  const dataSource = await openDataSource({ url: url.toString(), poolMax: 1 });
+async function migratedDatabase(): Promise<string> {
+  const url = await freshDatabase(SERVER_URL ?? '', DATABASE);
+  const dataSource = await openDataSource({ url, poolMax: 1 });
   await runMigrations(dataSource);
   await dataSource.destroy();
-  return url.toString();
+  return url;
 }
 
 async function until(test: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -96,7 +90,7 @@ async function until(test: () => boolean, timeoutMs: number): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  const url = await freshDatabase();
+  const url = await migratedDatabase();
   const config = loadConfig({
     DATABASE_URL: url,
     APP_KEY,

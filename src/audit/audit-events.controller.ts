@@ -30,7 +30,8 @@ export class AuditEventsController {
     'listAuditEvents',
     'List audit events',
     "The enterprise's security-relevant actions, newest first, 100 a page: tokens issued and revoked, role " +
-      'changes, users locked out and let back in, webhook endpoints created, changed, deleted, rotated and replayed.',
+      'changes, failed logins, users locked out and let back in, exports and imports, key rotations, and webhook ' +
+      'endpoints created, changed, deleted, rotated, replayed and disabled by the service.',
   )
   @ApiQuery({ name: 'action', required: false, schema: { type: 'string', enum: [...AUDIT_ACTIONS] } })
   @ApiQuery({
