@@ -30,11 +30,11 @@ describe('tenancy in the keys', () => {
     own = fixture.own;
     foreign = fixture.foreign;
     await importFixture(t, fixture.doc);
-    // An endpoint in each enterprise, and a delivery of the first.
+    // An endpoint in each enterprise (disabled: nothing is to be delivered), and a delivery of the first.
     for (const tenant of [own, foreign]) {
       await t.dataSource.query(
-        `INSERT INTO webhook_endpoints (id, enterprise_id, url, types, secret_encrypted, cursor_xid)
-         VALUES ($1, $2, 'https://hooks.example.test/', '{}', 'x', 0)`,
+        `INSERT INTO webhook_endpoints (id, enterprise_id, url, types, secret_encrypted, cursor_xid, enabled)
+         VALUES ($1, $2, 'https://hooks.example.test/', '{}', 'x', 0, false)`,
         [randomUUID(), tenant.enterpriseId],
       );
     }
