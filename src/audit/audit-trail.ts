@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import { pageRequest } from '../common/http/pagination.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
-import type { Page } from '../database/tenant-page.js';
+import { selectPage, type Page } from '../database/tenant-page.js';
 import type { AuditActorKind } from './audit-event.entity.js';
 
 /** The actions the trail records; never more than an id and a few names of what changed. */
@@ -187,22 +187,20 @@ export async function listAuditEvents(
   filter: AuditFilter,
   page: number,
 ): Promise<Page<AuditEventRecord>> {
-  const { limit, offset } = pageRequest(page);
   const where = `enterprise_id = $1 AND ($2::varchar IS NULL OR action = $2)
     AND ($3::timestamptz IS NULL OR occurred_at >= $3) AND ($4::timestamptz IS NULL OR occurred_at < $4)`;
   const parameters = [enterpriseId, filter.action ?? null, filter.since ?? null, filter.until ?? null];
-  const [count] = await selectRows<{ total: number }>(
+  const { rows, total } = await selectPage<AuditEventRow>(
     db,
-    `SELECT count(*)::int AS total FROM audit_events WHERE ${where}`,
-    parameters,
+    {
+      from: `FROM audit_events WHERE ${where}`,
+      parameters,
+      columns: `id, occurred_at, ${COLUMNS}`,
+      orderBy: 'occurred_at DESC, id DESC',
+    },
+    pageRequest(page),
   );
-  const rows = await selectRows<AuditEventRow>(
-    db,
-    `SELECT id, occurred_at, ${COLUMNS} FROM audit_events WHERE ${where}
-      ORDER BY occurred_at DESC, id DESC LIMIT $5 OFFSET $6`,
-    [...parameters, limit, offset],
-  );
-  return { records: rows.map(presentAuditEvent), total: count?.total ?? 0 };
+  return { records: rows.map(presentAuditEvent), total };
 }
 
 function presentAuditEvent(row: AuditEventRow): AuditEventRecord {

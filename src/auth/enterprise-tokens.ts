@@ -5,7 +5,7 @@ import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import { pageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
-import type { Page } from '../database/tenant-page.js';
+import { newestFirst, selectPage, type Page } from '../database/tenant-page.js';
 
 export const TOKEN_MODEL = 'Token';
 
@@ -48,18 +48,17 @@ export async function listEnterpriseTokens(
   enterpriseId: string,
   page: number,
 ): Promise<Page<EnterpriseTokenRecord>> {
-  const { limit, offset } = pageRequest(page);
-  const [count] = await selectRows<{ total: number }>(
+  const { rows, total } = await selectPage<TokenRow>(
     db,
-    `SELECT count(*)::int AS total FROM access_tokens t WHERE ${OF_ENTERPRISE}`,
-    [enterpriseId],
+    {
+      from: `FROM access_tokens t WHERE ${OF_ENTERPRISE}`,
+      parameters: [enterpriseId],
+      columns: COLUMNS,
+      orderBy: newestFirst('t'),
+    },
+    pageRequest(page),
   );
-  const rows = await selectRows<TokenRow>(
-    db,
-    `SELECT ${COLUMNS} FROM access_tokens t WHERE ${OF_ENTERPRISE} ORDER BY t.created_at DESC, t.id DESC LIMIT $2 OFFSET $3`,
-    [enterpriseId, limit, offset],
-  );
-  return { records: rows.map(presentToken), total: count?.total ?? 0 };
+  return { records: rows.map(presentToken), total };
 }
 
 /**

@@ -80,3 +80,34 @@ export function pageIdsSql(table: PagedTable, plan: PagePlan): string {
 export function pageParams(enterpriseId: string, plan: PagePlan): unknown[] {
   return [enterpriseId, plan.limit, plan.offset];
 }
+
+/** A list read by a filter of its own (not a descriptor's table): what `selectPage` reads. */
+export interface FilteredList {
+  /** `FROM ... WHERE ...`, its parameters numbered from $1. */
+  readonly from: string;
+  readonly parameters: readonly unknown[];
+  readonly columns: string;
+  readonly orderBy: string;
+}
+
+/**
+ * One page of a filtered list and how many rows the filter matches: a count and a page read by
+ * the same `FROM ... WHERE`, so the two always agree. For small per-enterprise lists (tokens,
+ * memberships, the audit trail), not for the descriptors' tables, whose counts are kept.
+ */
+export async function selectPage<Row>(
+  db: SqlExecutor,
+  list: FilteredList,
+  page: { readonly limit: number; readonly offset: number },
+): Promise<{ rows: Row[]; total: number }> {
+  const next = list.parameters.length + 1;
+  const [count] = await selectRows<{ total: number }>(db, `SELECT count(*)::int AS total ${list.from}`, [
+    ...list.parameters,
+  ]);
+  const rows = await selectRows<Row>(
+    db,
+    `SELECT ${list.columns} ${list.from} ORDER BY ${list.orderBy} LIMIT $${next} OFFSET $${next + 1}`,
+    [...list.parameters, page.limit, page.offset],
+  );
+  return { rows, total: count?.total ?? 0 };
+}

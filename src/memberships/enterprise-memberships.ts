@@ -1,8 +1,8 @@
 import type { EnterpriseRole } from '../common/access/authenticated-user.js';
 import { isoTimestamp } from '../common/http/iso-timestamp.js';
 import { pageRequest } from '../common/http/pagination.js';
-import { selectRows, type SqlExecutor } from '../database/sql.js';
-import type { Page } from '../database/tenant-page.js';
+import type { SqlExecutor } from '../database/sql.js';
+import { selectPage, type Page } from '../database/tenant-page.js';
 
 /** A member of the enterprise and the role it holds there. */
 export interface MembershipRecord {
@@ -23,20 +23,18 @@ export async function listMemberships(
   enterpriseId: string,
   page: number,
 ): Promise<Page<MembershipRecord>> {
-  const { limit, offset } = pageRequest(page);
-  const [count] = await selectRows<{ total: number }>(
+  const { rows, total } = await selectPage<MembershipRow>(
     db,
-    `SELECT count(*)::int AS total FROM memberships m WHERE m.enterprise_id = $1`,
-    [enterpriseId],
-  );
-  const rows = await selectRows<MembershipRow>(
-    db,
-    `SELECT m.user_id, m.role, m.created_at FROM memberships m WHERE m.enterprise_id = $1
-      ORDER BY m.created_at DESC, m.user_id DESC LIMIT $2 OFFSET $3`,
-    [enterpriseId, limit, offset],
+    {
+      from: 'FROM memberships m WHERE m.enterprise_id = $1',
+      parameters: [enterpriseId],
+      columns: 'm.user_id, m.role, m.created_at',
+      orderBy: 'm.created_at DESC, m.user_id DESC',
+    },
+    pageRequest(page),
   );
   return {
     records: rows.map((row) => ({ user_id: row.user_id, role: row.role, created_at: isoTimestamp(row.created_at) })),
-    total: count?.total ?? 0,
+    total,
   };
 }

@@ -67,7 +67,7 @@ export const exportCommand: CliCommand = {
         {
           action: 'enterprise.exported',
           targetType: 'enterprise',
-          targetId: enterpriseId?.toLowerCase() ?? null,
+          targetId: null,
           details: { include_secrets: args.options['include-secrets'] === 'true' },
         },
       );
