@@ -15,15 +15,16 @@ const ACTIVE_QUOTE_FIELDS = ['assetType', 'assetDescription', 'financier', 'tota
  * Applications chosen by `selection` (a subquery over `applications` returning APPLICATION_COLUMNS), each
  * with the four fields of its active quote: the most recently created quote flagged active,
  * ties broken by id; nulls without one. One query for any number of applications, served by the
- * partial index quotes_active_by_application_idx.
+ * partial index quotes_active_by_application_idx. `enterprise` is the statement's placeholder of
+ * the enterprise the applications are read for: the quotes are read for it too.
  */
-export function withActiveQuote(selection: string): string {
+export function withActiveQuote(selection: string, enterprise: string): string {
   return `SELECT ${allColumnsOf(Application, 'a')}, ${columnsOf(Quote, ACTIVE_QUOTE_FIELDS, 'q')}
             FROM (${selection}) a
             LEFT JOIN LATERAL (
               SELECT ${columnsOf(Quote, ACTIVE_QUOTE_FIELDS)}
                 FROM quotes
-               WHERE application_id = a.id AND is_active = 1
+               WHERE application_id = a.id AND enterprise_id = ${enterprise} AND is_active = 1
                ORDER BY created_at DESC, id DESC
                LIMIT 1
             ) q ON true`;
@@ -33,9 +34,11 @@ export function withActiveQuote(selection: string): string {
 const BY_IDS_SQL = {
   one: withActiveQuote(
     `SELECT ${APPLICATION_COLUMNS} FROM applications WHERE ${idsMatchSql('id', 1, true)} AND enterprise_id = $2`,
+    '$2',
   ),
   many: withActiveQuote(
     `SELECT ${APPLICATION_COLUMNS} FROM applications WHERE ${idsMatchSql('id', 1, false)} AND enterprise_id = $2`,
+    '$2',
   ),
 };
 

@@ -6,7 +6,7 @@ import { ADDRESSES, EMAILS, PHONE_NUMBERS, type ContactCollections } from './con
 export type ContactOwnerColumn = 'person_id' | 'organisation_id';
 
 /**
- * The phone numbers, emails and addresses of many owners, each owner's as JSON text, in a fixed
+ * The phone numbers, emails and addresses of many owners of one enterprise, each owner's as JSON text, in a fixed
  * number of queries whatever their number (no query per owner). Owners without rows get empty
  * collections.
  */
@@ -14,11 +14,12 @@ export async function loadContacts(
   executor: SqlExecutor,
   owner: ContactOwnerColumn,
   ownerIds: readonly string[],
+  enterpriseId: string,
 ): Promise<(ownerId: string) => ContactCollections> {
   const [phoneNumbers, emails, addresses] = await Promise.all([
-    loadNestedJson(executor, PHONE_NUMBERS, owner, ownerIds),
-    loadNestedJson(executor, EMAILS, owner, ownerIds),
-    loadNestedJson(executor, ADDRESSES, owner, ownerIds),
+    loadNestedJson(executor, PHONE_NUMBERS, owner, ownerIds, enterpriseId),
+    loadNestedJson(executor, EMAILS, owner, ownerIds, enterpriseId),
+    loadNestedJson(executor, ADDRESSES, owner, ownerIds, enterpriseId),
   ]);
   return (ownerId) => ({
     phone_numbers: phoneNumbers(ownerId),

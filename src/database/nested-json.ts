@@ -158,26 +158,31 @@ export const EMPTY_COLLECTION_SQL = `'${EMPTY.text}'`;
  * index scan, an aggregate and a sort set up per owner, which on a page of 500 people was most of
  * the statement's time (and an `IN (SELECT ...)` join still scanned the index once per owner).
  */
-export function collectionByOwnerSql(collection: NestedCollection, owner: OwnerColumn, owners: string): string {
+export function collectionByOwnerSql(
+  collection: NestedCollection,
+  owner: OwnerColumn,
+  owners: string,
+  enterprise: string,
+): string {
   // The rows are sorted once, in a subquery, and aggregated in the order they come: an ordered
   // aggregate (`string_agg(... ORDER BY ...)`) makes PostgreSQL 15 set up a sort for each owner,
   // an eighth of a 500-person batch's statement. A subquery with ORDER BY is never merged into
   // the query around it, and grouping reads its rows in order.
   return `SELECT x.${owner} AS owner_id,
       '{"data":[' || string_agg(${presentedRowJsonSql(collection)}, ',') || ']}' AS json
-    FROM (SELECT * ${rowsWhereSql(collection, `x.${owner} = ANY (ARRAY(SELECT id FROM ${owners}))`)}
+    FROM (SELECT * ${rowsWhereSql(collection, `x.${owner} = ANY (ARRAY(SELECT id FROM ${owners})) AND x.enterprise_id = ${enterprise}`)}
            ORDER BY x.${owner}, x.created_at, x.id) x GROUP BY x.${owner}`;
 }
 
 const rowsSqlCache = new Map<string, string>();
 
-/** Each row as its JSON text, by owner, oldest first then by id (`$1` the owner or owners). */
+/** Each row as its JSON text, by owner, oldest first then by id (`$1` the owner or owners, `$2` their enterprise). */
 function rowsSql(collection: NestedCollection, owner: OwnerColumn, one: boolean): string {
   const key = `${collection.table}.${owner}.${one ? 'one' : 'many'}`;
   let sql = rowsSqlCache.get(key);
   if (sql === undefined) {
     sql = `SELECT x.${owner} AS owner_id, ${presentedRowJsonSql(collection)} AS json
-      ${rowsWhereSql(collection, idsMatchSql(`x.${owner}`, 1, one))} ORDER BY x.${owner}, x.created_at, x.id`;
+      ${rowsWhereSql(collection, `${idsMatchSql(`x.${owner}`, 1, one)} AND x.enterprise_id = $2`)} ORDER BY x.${owner}, x.created_at, x.id`;
     rowsSqlCache.set(key, sql);
   }
   return sql;
@@ -192,11 +197,13 @@ export async function loadNestedJson<Row>(
   collection: NestedCollection<Row>,
   owner: OwnerColumn,
   ownerIds: readonly string[],
+  enterpriseId: string,
 ): Promise<(ownerId: string) => JsonText<{ data: Row[] }>> {
   if (ownerIds.length === 0) return () => EMPTY;
   const match = idsMatch(ownerIds);
   const rows = await selectRows<{ owner_id: string; json: string }>(db, rowsSql(collection, owner, match.one), [
     match.param,
+    enterpriseId,
   ]);
   const byOwner = new Map<string, JsonText<{ data: Row[] }>>();
   let start = 0;

@@ -6,11 +6,13 @@ import { presentOrganisation, type OrganisationRecord, type OrganisationRow } fr
 export async function presentOrganisations(
   db: SqlExecutor,
   rows: readonly OrganisationRow[],
+  enterpriseId: string,
 ): Promise<OrganisationRecord[]> {
   const contactsOf = await loadContacts(
     db,
     'organisation_id',
     rows.map((row) => row.id),
+    enterpriseId,
   );
   return rows.map((row) => presentOrganisation(row, contactsOf(row.id)));
 }

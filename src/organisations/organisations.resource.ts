@@ -23,5 +23,5 @@ export const ORGANISATIONS: TenantResource<OrganisationRow, OrganisationRecord> 
     answer: 'The organisation.',
   },
   rows: tenantTableRows({ table: 'organisations', alias: 'o', columns: ORGANISATION_COLUMNS }),
-  present: (rows, { db }) => presentOrganisations(db, rows),
+  present: (rows, { db, enterpriseId }) => presentOrganisations(db, rows, enterpriseId),
 };

@@ -30,8 +30,14 @@ export const PEOPLE_ROWS = tenantTableRows<PersonRow | PlainPersonRow>({
 
 /** People by id: one (a retrieve) or several (see `idsMatch`). */
 const PEOPLE_BY_ID_SQL = {
-  one: personJsonSql(`SELECT ${PERSON_COLUMNS} FROM people p WHERE ${idsMatchSql('p.id', 1, true)}`),
-  many: personJsonSql(`SELECT ${PERSON_COLUMNS} FROM people p WHERE ${idsMatchSql('p.id', 1, false)}`),
+  one: personJsonSql(
+    `SELECT ${PERSON_COLUMNS} FROM people p WHERE ${idsMatchSql('p.id', 1, true)} AND p.enterprise_id = $2`,
+    '$2',
+  ),
+  many: personJsonSql(
+    `SELECT ${PERSON_COLUMNS} FROM people p WHERE ${idsMatchSql('p.id', 1, false)} AND p.enterprise_id = $2`,
+    '$2',
+  ),
 };
 
 const written = (row: PersonRow | PlainPersonRow): row is PersonRow => 'json_head' in row;
@@ -44,6 +50,7 @@ export async function presentPeople(
   db: SqlExecutor,
   cipher: FieldCipher,
   rows: readonly (PersonRow | PlainPersonRow)[],
+  enterpriseId: string,
 ): Promise<PersonJson[]> {
   const plain = rows.filter((row) => !written(row)).map((row) => row.id);
   const match = idsMatch(plain);
@@ -52,7 +59,10 @@ export async function presentPeople(
       ? new Map<string, PersonRow>()
       : new Map(
           (
-            await selectRows<PersonRow>(db, match.one ? PEOPLE_BY_ID_SQL.one : PEOPLE_BY_ID_SQL.many, [match.param])
+            await selectRows<PersonRow>(db, match.one ? PEOPLE_BY_ID_SQL.one : PEOPLE_BY_ID_SQL.many, [
+              match.param,
+              enterpriseId,
+            ])
           ).map((row) => [row.id, row] as const),
         );
   // A person removed between the two statements is left out, as a retrieve then answers 404.

@@ -22,5 +22,5 @@ export const PEOPLE: TenantResource<PersonRow | PlainPersonRow, PersonJson> = {
     answer: 'The person.',
   },
   rows: PEOPLE_ROWS,
-  present: (rows, { db, cipher }) => presentPeople(db, cipher, rows),
+  present: (rows, { db, cipher, enterpriseId }) => presentPeople(db, cipher, rows, enterpriseId),
 };

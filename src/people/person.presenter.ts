@@ -91,9 +91,11 @@ const NESTED = [
   ['financials', FINANCIALS, 'fi'],
 ] as const;
 
-const NESTED_CTES = NESTED.map(
-  ([, collection, alias]) => `${alias} AS (${collectionByOwnerSql(collection, 'person_id', 'p')})`,
-).join(',\n  ');
+/** The collections' CTEs, for the enterprise at the statement's placeholder `enterprise`. */
+const nestedCtes = (enterprise: string): string =>
+  NESTED.map(
+    ([, collection, alias]) => `${alias} AS (${collectionByOwnerSql(collection, 'person_id', 'p', enterprise)})`,
+  ).join(',\n  ');
 
 const NESTED_JOINS = NESTED.map(([, , alias]) => `LEFT JOIN ${alias} ON ${alias}.owner_id = p.id`).join(' ');
 
@@ -151,11 +153,12 @@ const TAIL_SQL = `${storedOrBuiltSql('p', 'record_json_tail', version, PERSON_BU
 
 /**
  * The person record of each row a read selects (`selection`, all the person's columns under the
- * alias `p`), written by PostgreSQL: the one presenter of people, for every reader.
+ * alias `p`, of the enterprise at the placeholder `enterprise`), written by PostgreSQL: the one
+ * presenter of people, for every reader.
  */
-export function personJsonSql(selection: string): string {
+export function personJsonSql(selection: string, enterprise: string): string {
   return `WITH p AS MATERIALIZED (${selection}),
-  ${NESTED_CTES}
+  ${nestedCtes(enterprise)}
   SELECT p.id, p.enterprise_id, p.created_at, p.first_name_encrypted,
     ${HEAD_SQL} AS json_head, ${TAIL_SQL} AS json_tail FROM p ${NESTED_JOINS}`;
 }

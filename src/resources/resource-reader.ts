@@ -60,9 +60,9 @@ export class ResourceReader {
     const versionOf = beforePresent ? resource.changeType : undefined;
     const found = await resource.rows.findRow(db, id, enterpriseId, versionOf);
     if (!found) throw new RecordNotFoundException(resource.model, id);
-    if (!found.inEnterprise && !resource.readableOutsideEnterprise?.(version, this.config)) {
-      throw new ForbiddenException({ message: ErrorMessages.forbidden });
-    }
+    const row =
+      found.inEnterprise || resource.readableOutsideEnterprise?.(version, this.config) ? found.row : undefined;
+    if (row === undefined) throw new ForbiddenException({ message: ErrorMessages.forbidden });
     beforePresent?.(found.version);
     // Kept under the version read with the row: a change to anything the record shows gives it a
     // new version, so a record kept under this one is exactly what presenting the row would give.
@@ -72,7 +72,7 @@ export class ResourceReader {
         : undefined;
     const kept = key === undefined ? undefined : this.records.get(key);
     if (kept) return kept as Rec;
-    const [record] = await resource.present([found.row], { db, cipher: this.cipher, enterpriseId });
+    const [record] = await resource.present([row], { db, cipher: this.cipher, enterpriseId });
     if (!record) throw new RecordNotFoundException(resource.model, id);
     if (key !== undefined) this.records.set(key, record);
     return record;

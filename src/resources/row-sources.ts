@@ -1,3 +1,4 @@
+import { existsInAnyEnterprise } from '../database/record-elsewhere.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { uuidArray } from '../database/uuid-array.js';
 import {
@@ -11,13 +12,13 @@ import {
 import type { PageRequest } from '../common/http/pagination.js';
 import type { ChangeType } from '../changes/change-types.js';
 
-/** A row found by id, and whether it is the enterprise's. */
-export interface FoundRow<Row> {
-  readonly row: Row;
-  readonly inEnterprise: boolean;
-  /** The record's version in the enterprise (its change-log position), when it was asked for. */
-  readonly version?: string;
-}
+/**
+ * A record found by id: the enterprise's row (with its version when it was asked for), or a
+ * record of another enterprise (403, not 404), whose row only a source that may show it gives.
+ */
+export type FoundRow<Row> =
+  | { readonly inEnterprise: true; readonly row: Row; readonly version?: string }
+  | { readonly inEnterprise: false; readonly row?: Row; readonly version?: undefined };
 
 /**
  * Told the version of the enterprise's records of the listed type, read in the same statement as
@@ -60,8 +61,10 @@ export interface TenantTableRows {
   /**
    * Wraps the selection of the table's rows (a subquery of `columns`) when a record needs more
    * than its own row, e.g. an application's active quote; the result keeps the alias `alias`.
+   * `enterprise` is the placeholder of the enterprise in the statement (`$1`), for the rows it
+   * joins in, so every table the statement reads is read for that one enterprise.
    */
-  readonly wrap?: (selection: string) => string;
+  readonly wrap?: (selection: string, enterprise: string) => string;
   /**
    * A retrieve reads its row without `wrap` (the row and its version only, so a 304 answers
    * before the wrapped work is done); the resource's `present` completes such rows.
@@ -71,20 +74,21 @@ export interface TenantTableRows {
 
 /**
  * The rows of a tenant table (enterprise_id on every row), read by the list index (newest first then id,
- * a deferred join from whichever end is nearer) and by primary key.
+ * a deferred join from whichever end is nearer) and by primary key. Every statement names the
+ * enterprise for every table it reads (what sends it to one node of a distributed database);
+ * only a retrieve that finds nothing of the enterprise asks, by id alone, whether the record is
+ * another enterprise's (403) or none (404).
  */
 export function tenantTableRows<Row extends { enterprise_id: string | null }>(spec: TenantTableRows): RowSource<Row> {
   const { table, alias, columns } = spec;
-  const wrap = spec.wrap ?? ((selection: string) => selection);
-  const select = (where: string): string =>
+  const select = (where: string, enterprise: string): string =>
     spec.wrap
-      ? wrap(`SELECT ${columns} FROM ${table} ${alias} ${where}`)
+      ? spec.wrap(`SELECT ${columns} FROM ${table} ${alias} ${where}`, enterprise)
       : `SELECT ${columns} FROM ${table} ${alias} ${where}`;
-  const byId = spec.retrieveUnwrapped
-    ? `SELECT ${columns} FROM ${table} ${alias} WHERE id = $1`
-    : select('WHERE id = $1');
+  const ownRow = `WHERE ${alias}.id = $1 AND ${alias}.enterprise_id = $2`;
+  const byId = spec.retrieveUnwrapped ? `SELECT ${columns} FROM ${table} ${alias} ${ownRow}` : select(ownRow, '$2');
   const byIdVersioned = `SELECT s.*, ${changeSeq('$2', '$3', 's.id')} AS change_seq FROM (${byId}) s`;
-  const byIds = select('WHERE id = ANY($1::uuid[]) AND enterprise_id = $2');
+  const byIds = select(`WHERE ${alias}.id = ANY($1::uuid[]) AND ${alias}.enterprise_id = $2`, '$2');
   return {
     paged: true,
     table,
@@ -93,21 +97,24 @@ export function tenantTableRows<Row extends { enterprise_id: string | null }>(sp
       beforeRows?.(version);
       const plan = planPage(page, total);
       if (!plan) return { rows: [], total };
-      const selection = `SELECT ${columns} FROM ${table} ${alias} JOIN (${pageIdsSql(table, plan)}) k ON k.id = ${alias}.id`;
+      // The page's ids come from the enterprise's range of the list index; the join names it too.
+      const selection = `SELECT ${columns} FROM ${table} ${alias} JOIN (${pageIdsSql(table, plan)}) k
+          ON k.id = ${alias}.id AND ${alias}.enterprise_id = $1`;
       const rows = await selectRows<Row>(
         db,
-        `${spec.wrap ? wrap(selection) : selection} ORDER BY ${newestFirst(alias)}`,
+        `${spec.wrap ? spec.wrap(selection, '$1') : selection} ORDER BY ${newestFirst(alias)}`,
         pageParams(enterpriseId, plan),
       );
       return { rows, total };
     },
     async findRow(db, id, enterpriseId, versionOf) {
-      if (versionOf === undefined) {
-        const [row] = await selectRows<Row>(db, byId, [id]);
-        return row && { row, inEnterprise: row.enterprise_id === enterpriseId };
-      }
-      const [found] = await selectRows<Row & Versioned>(db, byIdVersioned, [id, enterpriseId, versionOf]);
-      return found && withVersion(found, found.enterprise_id === enterpriseId);
+      const found =
+        versionOf === undefined
+          ? (await selectRows<Row>(db, byId, [id, enterpriseId]))[0]
+          : (await selectRows<Row & Versioned>(db, byIdVersioned, [id, enterpriseId, versionOf]))[0];
+      if (found)
+        return versionOf === undefined ? { row: found, inEnterprise: true } : withVersion(found as Row & Versioned);
+      return (await existsInAnyEnterprise(db, table, id)) ? { inEnterprise: false } : undefined;
     },
     async rowsByIds(db, ids, enterpriseId) {
       if (ids.length === 0) return [];
@@ -145,7 +152,8 @@ export function memberRows<Row>(columns: string): RowSource<Row> {
       );
       if (!found) return undefined;
       const { member, ...row } = found;
-      return withVersion(row as Row & Versioned, member);
+      if (member) return withVersion(row as Row & Versioned);
+      return { inEnterprise: false, row: row as Row };
     },
     async rowsByIds(db, ids, enterpriseId) {
       if (ids.length === 0) return [];
@@ -170,7 +178,7 @@ function changeSeq(enterprise: string, type: string, id: string): string {
               AND c.action = 'upserted')`;
 }
 
-function withVersion<Row>(found: Row & Versioned, inEnterprise: boolean): FoundRow<Row> {
+function withVersion<Row>(found: Row & Versioned): FoundRow<Row> {
   const { change_seq: version, ...row } = found;
-  return version === null ? { row: row as Row, inEnterprise } : { row: row as Row, inEnterprise, version };
+  return version === null ? { row: row as Row, inEnterprise: true } : { row: row as Row, inEnterprise: true, version };
 }

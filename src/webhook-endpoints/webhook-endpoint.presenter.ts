@@ -50,7 +50,8 @@ export interface WebhookEndpointRow {
  */
 const lastFailed = (column: string) =>
   `CASE WHEN webhook_endpoints.failures > 0 THEN (SELECT d.${column} FROM webhook_deliveries d
-     WHERE d.endpoint_id = webhook_endpoints.id AND d.error IS NOT NULL ORDER BY d.created_at DESC LIMIT 1) END`;
+     WHERE d.endpoint_id = webhook_endpoints.id AND d.enterprise_id = webhook_endpoints.enterprise_id
+       AND d.error IS NOT NULL ORDER BY d.created_at DESC LIMIT 1) END`;
 
 /**
  * The columns a WebhookEndpointRow is read from (from `webhook_endpoints`, unaliased, also in a

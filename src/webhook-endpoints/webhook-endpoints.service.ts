@@ -11,6 +11,7 @@ import { RecordNotFoundException } from '../common/http/record-not-found.excepti
 import { FormValidationException } from '../common/http/validation-failed.exception.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { NEWEST_FIRST, type Page } from '../database/tenant-page.js';
+import { existsInAnyEnterprise } from '../database/record-elsewhere.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { allowedAddresses, RefusedAddressError } from './webhook-address.js';
 import { bodyObject, readEndpointInput, WebhookInputMessages, type EndpointChanges } from './webhook-endpoint-input.js';
@@ -327,17 +328,17 @@ export class WebhookEndpointsService {
   async deliveries(enterpriseId: string, id: string, page: number): Promise<Page<WebhookDeliveryRecord>> {
     await this.own(enterpriseId, id);
     const { offset } = pageRequest(page);
-    const recent = `endpoint_id = $1 AND created_at >= now() - interval '${DELIVERIES_KEPT}'`;
+    const recent = `enterprise_id = $1 AND endpoint_id = $2 AND created_at >= now() - interval '${DELIVERIES_KEPT}'`;
     const [count] = await selectRows<{ total: number }>(
       this.dataSource,
       `SELECT count(*)::int AS total FROM webhook_deliveries WHERE ${recent}`,
-      [id],
+      [enterpriseId, id],
     );
     const rows = await selectRows<WebhookDeliveryRow>(
       this.dataSource,
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${recent}
-        ORDER BY ${NEWEST_FIRST} LIMIT $2 OFFSET $3`,
-      [id, PAGE_SIZE, offset],
+        ORDER BY ${NEWEST_FIRST} LIMIT $3 OFFSET $4`,
+      [enterpriseId, id, PAGE_SIZE, offset],
     );
     return { records: rows.map(presentWebhookDelivery), total: count?.total ?? 0 };
   }
@@ -350,12 +351,13 @@ export class WebhookEndpointsService {
   ): Promise<WebhookEndpointRow & { enterprise_id: string }> {
     const [row] = await selectRows<WebhookEndpointRow & { enterprise_id: string }>(
       db,
-      `SELECT enterprise_id, ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1`,
-      [id],
+      `SELECT enterprise_id, ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2`,
+      [id, enterpriseId],
     );
-    if (!row) throw new RecordNotFoundException(WEBHOOK_ENDPOINT_MODEL, id);
-    if (row.enterprise_id !== enterpriseId) throw new ForbiddenException({ message: ErrorMessages.forbidden });
-    return row;
+    if (row) return row;
+    if (!(await existsInAnyEnterprise(db, 'webhook_endpoints', id)))
+      throw new RecordNotFoundException(WEBHOOK_ENDPOINT_MODEL, id);
+    throw new ForbiddenException({ message: ErrorMessages.forbidden });
   }
 
   private only(result: unknown, id: string): WebhookEndpointRow {

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { isUuid } from '../database/uuid.js';
+import { existsInAnyEnterprise } from '../database/record-elsewhere.js';
 import { selectRows } from '../database/sql.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 
@@ -21,7 +22,8 @@ export function recordWriteAccess(resource: TenantResource): Type<CanActivate> {
   if (made) return made;
   const table = resource.rows.table;
   if (table === undefined) throw new Error(`${resource.path}: only a tenant table's records can be written`);
-  const ownerSql = `SELECT enterprise_id FROM ${table} WHERE id = $1`;
+  const tenantTable: string = table;
+  const ownSql = `SELECT EXISTS (SELECT 1 FROM ${table} WHERE id = $1 AND enterprise_id = $2) AS own`;
 
   @Injectable()
   class RecordWriteAccess implements CanActivate {
@@ -32,11 +34,12 @@ export function recordWriteAccess(resource: TenantResource): Type<CanActivate> {
       const id = request.params.id ?? '';
       if (!isUuid(id)) throw new RecordNotFoundException(resource.model, id);
       if (!request.enterpriseId) throw new ForbiddenException();
-      const [row] = await selectRows<{ enterprise_id: string | null }>(this.dataSource, ownerSql, [id.toLowerCase()]);
-      if (!row) throw new RecordNotFoundException(resource.model, id.toLowerCase());
-      if (row.enterprise_id !== request.enterpriseId)
-        throw new ForbiddenException({ message: ErrorMessages.forbidden });
-      return true;
+      const recordId = id.toLowerCase();
+      const [row] = await selectRows<{ own: boolean }>(this.dataSource, ownSql, [recordId, request.enterpriseId]);
+      if (row?.own) return true;
+      if (!(await existsInAnyEnterprise(this.dataSource, tenantTable, recordId)))
+        throw new RecordNotFoundException(resource.model, recordId);
+      throw new ForbiddenException({ message: ErrorMessages.forbidden });
     }
   }
   Object.defineProperty(RecordWriteAccess, 'name', { value: `${resource.model}WriteAccess` });

@@ -59,7 +59,7 @@ describe('prepared statements of the request path', () => {
     const statements = prepared.map((row) => row.statement);
     expect(statements.some((sql) => sql.includes('change_log_horizon'))).toBe(true);
     expect(statements.some((sql) => sql.includes('FROM change_log c'))).toBe(true);
-    expect(statements.some((sql) => sql.includes('FROM people p WHERE id = ANY'))).toBe(true);
+    expect(statements.some((sql) => sql.includes('FROM people p WHERE p.id = ANY'))).toBe(true);
     expect(new Set(statements).size).toBe(prepared.length);
   });
 

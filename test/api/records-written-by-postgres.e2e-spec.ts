@@ -364,8 +364,8 @@ describe('records written by PostgreSQL are the records the service built in Jav
     const idsOnly: NestedCollection = { ...PHONE_NUMBERS, fields: PHONE_NUMBERS.fields.slice(0, 1) };
     expect(storedJsonVersion(idsOnly)).not.toBe(storedJsonVersion(PHONE_NUMBERS));
     const [read] = await sql<{ json: string }>(
-      collectionByOwnerSql(idsOnly, 'person_id', '(VALUES ($1::uuid)) AS o(id)'),
-      [person],
+      collectionByOwnerSql(idsOnly, 'person_id', '(VALUES ($1::uuid)) AS o(id)', '$2'),
+      [person, s.tenant.enterpriseId],
     );
     expect(read?.json).toMatch(/^\{"data":\[\{"id":"[0-9a-f-]{36}"\}\]\}$/);
   });

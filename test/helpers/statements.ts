@@ -8,15 +8,22 @@ import type { DataSource } from 'typeorm';
  */
 const BACKGROUND = /\btenant_counts_fold\(/;
 
+export interface LoggedStatement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
 export async function withStatements<T>(
   dataSource: DataSource,
   run: () => Promise<T>,
-): Promise<{ result: T; sql: string[] }> {
+): Promise<{ result: T; sql: string[]; calls: LoggedStatement[] }> {
   const spy = jest.spyOn(dataSource.logger, 'logQuery');
   try {
     const result = await run();
-    const sql = spy.mock.calls.map(([statement]) => statement).filter((statement) => !BACKGROUND.test(statement));
-    return { result, sql };
+    const calls = spy.mock.calls
+      .map(([sql, parameters]): LoggedStatement => ({ sql, parameters: Array.isArray(parameters) ? parameters : [] }))
+      .filter((call) => !BACKGROUND.test(call.sql));
+    return { result, sql: calls.map((call) => call.sql), calls };
   } finally {
     spy.mockRestore();
   }
