@@ -106,12 +106,15 @@ describe('what sharding by enterprise would still need (docs/scaling.md)', () =>
 
   it('names every table without enterprise_id, with what it becomes and why', async () => {
     const shared = sharedTables();
-    const without = (await tables()).filter((t) => !t.keyed).map((t) => t.name).sort();
+    const without = (await tables())
+      .filter((t) => !t.keyed)
+      .map((t) => t.name)
+      .sort();
     expect([...shared.keys()].sort()).toEqual(without);
     for (const [table, why] of shared) expect({ table, why: why.length > 20 }).toEqual({ table, why: true });
   });
 
-  it("lists every primary key, unique constraint and foreign key of a tenant table without enterprise_id (references to tables every node holds apart)", async () => {
+  it('lists every primary key, unique constraint and foreign key of a tenant table without enterprise_id (references to tables every node holds apart)', async () => {
     const shared = new Set(sharedTables().keys());
     const actual = await notKeyedByEnterprise(shared);
     const expected = documented(TODO);
