@@ -11,7 +11,8 @@ import { buildRelease, nodeOf } from './lib/release-builds.js';
 /**
  * `npm run bench:migration [REF]`: an upgrade as an operator runs it, on a large database. REF's
  * release (default: the commit before the newest migration) migrates a fresh database and
- * imports BENCH_PEOPLE (1,000,000) people with their rows, then serves while this tree's
+ * imports BENCH_PEOPLE (1,000,000) people with their rows and BENCH_APPLICATIONS (0) applications,
+ * each with a quote and a signing document, then serves while this tree's
  * `migrate` runs; clients read people pages and people and write and read leads meanwhile. It
  * prints how long `migrate` took, the requests answered meanwhile (any 5xx), their slowest
  * answers, the most sessions seen waiting for a lock (sampled every 50 ms) and the size of the
@@ -21,12 +22,51 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE = process.env.BENCH_MIGRATION_DATABASE ?? 'fi_bench_migration';
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 1_000_000);
+const APPLICATIONS = Number(process.env.BENCH_APPLICATIONS ?? 0);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 6);
 const WORK = process.env.BENCH_IMPORT_DIR ?? join(ROOT, 'bench/results/import-files');
 const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
 const USER = { id: '0e000000-0000-4000-8000-0000000000bb', email: 'migration@example.com', password: 'migration-pw' };
 const PORT = Number(process.env.BENCH_PORT ?? 3917);
-const TABLES = ['people', 'organisations', 'phone_numbers', 'emails', 'addresses', 'financials', 'webhook_deliveries'];
+const TABLES = [
+  'people',
+  'organisations',
+  'phone_numbers',
+  'emails',
+  'addresses',
+  'financials',
+  'webhook_deliveries',
+  'applications',
+  'quotes',
+  'signing_documents',
+];
+
+/** A stable UUID per (kind, counter), apart from the people's. */
+function benchId(kind: number, n: number): string {
+  return `${kind.toString(16).padStart(8, '0')}-0000-4000-9000-${n.toString(16).padStart(12, '0')}`;
+}
+
+/** The i-th application, its quote and its signing document, as import-format records. */
+function benchApplication(i: number): { application: object; quote: object; document: object } {
+  const id = benchId(0x51, i);
+  return {
+    application: { id, enterprise_id: ENTERPRISE, settlement_date_actual: null, contract_number: `C-${i}` },
+    quote: {
+      id: benchId(0x52, i),
+      enterprise_id: ENTERPRISE,
+      application_id: id,
+      is_active: true,
+      calculation: { asset_type: 'Motor Vehicle', financier: 'Example Bank', total_finance_amount: '45000.00' },
+    },
+    document: {
+      id: benchId(0x53, i),
+      enterprise_id: ENTERPRISE,
+      provider: 'a',
+      external_id: `doc-${i}`,
+      status: 'sent',
+    },
+  };
+}
 
 function git(args: string[]): string {
   return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -50,6 +90,15 @@ async function generate(file: string): Promise<void> {
     `"users":[${JSON.stringify({ ...USER, name: 'Mia Migration', is_active: true, enterprise_ids: [ENTERPRISE] })}],\n"people":[\n`,
   );
   for (let i = 0; i < PEOPLE; i++) await write(`${i === 0 ? '' : ',\n'}${JSON.stringify(benchPerson(i))}`);
+  for (const [section, part] of [
+    ['applications', 'application'],
+    ['quotes', 'quote'],
+    ['signing_documents', 'document'],
+  ] as const) {
+    await write(`\n],"${section}":[\n`);
+    for (let i = 0; i < APPLICATIONS; i++)
+      await write(`${i === 0 ? '' : ',\n'}${JSON.stringify(benchApplication(i)[part])}`);
+  }
   await write('\n]}\n');
   out.end();
   await once(out, 'finish');
@@ -77,7 +126,7 @@ async function main(): Promise<void> {
   const sha = git(['rev-parse', `${ref}^{commit}`]);
   const dir = buildRelease(sha);
   const node = nodeOf(dir);
-  const file = join(WORK, `migration-people-${PEOPLE}.json`);
+  const file = join(WORK, `migration-people-${PEOPLE}-applications-${APPLICATIONS}.json`);
   await generate(file);
   // BENCH_MIGRATION_LOADED=true: the database REF loaded last time is used again, as it is.
   const reuse = process.env.BENCH_MIGRATION_LOADED === 'true';
@@ -134,6 +183,7 @@ async function main(): Promise<void> {
         body: JSON.stringify({ title: `migration ${index}-${i}`, person_name: 'Pat' }),
       });
       if (created.status === 201) await request(`/api/v2/leads`);
+      if (APPLICATIONS > 0) await request(`/api/v2/applications?page=${1 + ((index + i) % 100)}`);
     }
   };
   const load = Promise.all(Array.from({ length: WORKERS }, (_, i) => worker(i)));
@@ -177,7 +227,10 @@ async function main(): Promise<void> {
   const at = (q: number): number => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0;
   const failed = during.filter((a) => a.status >= 500).length;
   const load1 = (await import('node:os')).loadavg()[0]?.toFixed(2);
-  console.log(`migrate (exit ${code}) took ${seconds.toFixed(1)} s on ${PEOPLE.toLocaleString('en')} people`);
+  console.log(
+    `migrate (exit ${code}) took ${seconds.toFixed(1)} s on ${PEOPLE.toLocaleString('en')} people and ` +
+      `${APPLICATIONS.toLocaleString('en')} applications`,
+  );
   console.log(output.trim());
   console.log(
     `${during.length} requests answered meanwhile by ${sha.slice(0, 7)}: ${failed} 5xx; ` +

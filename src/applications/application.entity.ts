@@ -1,14 +1,12 @@
-import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, PrimaryColumn } from 'typeorm';
 import { RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 
 @Entity('applications')
 @Index('applications_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
-/** The target of the quotes' (application_id, enterprise_id) foreign key. */
-@Unique(['id', 'enterpriseId'])
 export class Application {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid')
+  @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
   enterpriseId!: string;
   @Column('date', { nullable: true }) settlementDateActual!: string | null;

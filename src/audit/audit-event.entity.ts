@@ -1,4 +1,4 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, PrimaryColumn } from 'typeorm';
 import { RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 
@@ -12,7 +12,7 @@ export type AuditActorKind = 'user' | 'cli' | 'system';
 @Index('audit_events_occurred_idx', ['occurredAt'])
 export class AuditEvent {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid')
+  @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
   enterpriseId!: string;
   @RecordTimestampColumn() occurredAt!: Date;

@@ -73,7 +73,7 @@ export async function appendAuditHistory(
                                  target_type, target_id, details, client_ip, request_id)
        SELECT id, enterprise_id, occurred_at, actor, actor_user_id, actor_token_id, action,
               target_type, target_id, details, client_ip, request_id FROM ${RECORDSET}
-       ON CONFLICT (id) DO NOTHING`,
+       ON CONFLICT (id, enterprise_id) DO NOTHING`,
       [batch],
     );
   }

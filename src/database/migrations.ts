@@ -15,6 +15,7 @@ import { StoredRecordJson1764900000000 } from '../../migrations/1764900000000-st
 import { RolesAndTokenScopes1765000000000 } from '../../migrations/1765000000000-roles-and-token-scopes.js';
 import { AuditTrail1765100000000 } from '../../migrations/1765100000000-audit-trail.js';
 import { TenancyInTheKeys1765200000000 } from '../../migrations/1765200000000-tenancy-in-the-keys.js';
+import { PrimaryKeysWithEnterprise1765300000000 } from '../../migrations/1765300000000-primary-keys-with-enterprise.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   RolesAndTokenScopes1765000000000,
   AuditTrail1765100000000,
   TenancyInTheKeys1765200000000,
+  PrimaryKeysWithEnterprise1765300000000,
 ];

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn, PrimaryColumn } from 'typeorm';
 
 /**
  * A change to an enterprise's row count of one table (0 for a change that moves only the list's
@@ -10,7 +10,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 @Index('tenant_count_deltas_list_idx', ['enterpriseId', 'tableName'])
 export class TenantCountDelta {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id!: string;
-  @Column('uuid') enterpriseId!: string;
+  @PrimaryColumn('uuid') enterpriseId!: string;
   @Column('text') tableName!: string;
   @Column('bigint') rowDelta!: string;
 }

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, PrimaryColumn } from 'typeorm';
 import { Application } from '../applications/application.entity.js';
 import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
@@ -12,7 +12,7 @@ import { Enterprise } from '../enterprises/enterprise.entity.js';
 @ForeignKey(() => Application, ['applicationId', 'enterpriseId'], ['id', 'enterpriseId'], { onDelete: 'CASCADE' })
 export class Quote {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid')
+  @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
   enterpriseId!: string;
   @Column('uuid', { nullable: true }) applicationId!: string | null;

@@ -1,4 +1,4 @@
-import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, PrimaryColumn } from 'typeorm';
 import { RecordTimestampColumn } from '../database/columns.js';
 import { WebhookEndpoint } from './webhook-endpoint.entity.js';
 
@@ -12,7 +12,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity.js';
 export class WebhookDelivery {
   @PrimaryGeneratedColumn('uuid') id!: string;
   /** The endpoint's enterprise. */
-  @Column('uuid') enterpriseId!: string;
+  @PrimaryColumn('uuid') enterpriseId!: string;
   @Column('uuid') endpointId!: string;
   @Column({ type: 'varchar', length: 64 }) webhookId!: string;
   @Column({ type: 'varchar', length: 64 }) eventType!: string;

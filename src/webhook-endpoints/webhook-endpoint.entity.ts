@@ -1,4 +1,4 @@
-import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, PrimaryColumn } from 'typeorm';
 import { RecordTimestampColumn, TimestampColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 import { User } from '../users/user.entity.js';
@@ -6,11 +6,9 @@ import { User } from '../users/user.entity.js';
 /** An enterprise's webhook receiver, where its stream stands in the change log, and its lease. */
 @Entity('webhook_endpoints')
 @Index('webhook_endpoints_enterprise_created_idx', ['enterpriseId', 'createdAt', 'id'])
-/** The target of the composite references of the rows it owns. */
-@Unique(['enterpriseId', 'id'])
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid')
+  @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
   enterpriseId!: string;
   @Column({ type: 'varchar', length: 2048 }) url!: string;

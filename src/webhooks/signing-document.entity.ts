@@ -1,4 +1,4 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique, PrimaryColumn } from 'typeorm';
 import { RecordTimestampColumn, TimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 
@@ -18,7 +18,7 @@ const listed = (statuses: readonly string[]): string => statuses.map((s) => `'${
 )
 export class SigningDocument {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid')
+  @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
   @Index('signing_documents_enterprise_idx')
   enterpriseId!: string;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { selectRows } from '../../src/database/sql.js';
 import { sqlStateOf } from '../../src/database/sql-state.js';
+import { importDocument } from '../../src/cli/import/importer.js';
 import { importFixture } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { twoTenants, type TenantRecords } from '../helpers/two-tenants.js';
@@ -183,5 +184,41 @@ describe('tenancy in the keys', () => {
       [own.enterpriseId],
     );
     expect(counted?.n).toBeGreaterThan(0);
+  });
+  it('keys every table whose rows all name an enterprise by (id, enterprise_id)', async () => {
+    const keys = await selectRows<{ table: string; key: string[] }>(
+      t.dataSource,
+      `SELECT c.relname AS table, array_agg(a.attname::text ORDER BY k.ord) AS key
+         FROM pg_index i
+         JOIN pg_class c ON c.oid = i.indrelid
+         CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+        WHERE i.indisprimary AND c.relnamespace = 'public'::regnamespace
+          AND EXISTS (SELECT 1 FROM pg_attribute x WHERE x.attrelid = c.oid AND x.attname = 'enterprise_id'
+                         AND x.attnotnull AND NOT x.attisdropped)
+        GROUP BY c.relname`,
+    );
+    expect(keys.length).toBeGreaterThan(8);
+    expect(keys.filter((k) => !k.key.includes('enterprise_id'))).toEqual([]);
+    // A look-up by id alone (an import's upsert, a provider's webhook) still reads the key's index.
+    for (const k of keys.filter((k) => k.key.includes('id')))
+      expect({ table: k.table, first: k.key[0] }).toEqual({ table: k.table, first: 'id' });
+  });
+
+  it('keeps one record per id: an application imported into another enterprise moves there', async () => {
+    const id = randomUUID();
+    const application = (enterpriseId: string) => ({
+      applications: [{ id, enterprise_id: enterpriseId, settlement_date_actual: null, contract_number: 'C-1' }],
+    });
+    for (const tenant of [own, foreign]) {
+      const outcome = await importDocument(t.dataSource, t.cipher, application(tenant.enterpriseId));
+      expect(outcome.ok).toBe(true);
+    }
+    const rows = await selectRows<{ enterprise_id: string }>(
+      t.dataSource,
+      `SELECT enterprise_id FROM applications WHERE id = $1`,
+      [id],
+    );
+    expect(rows).toEqual([{ enterprise_id: foreign.enterpriseId }]);
   });
 });

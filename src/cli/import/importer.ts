@@ -178,6 +178,7 @@ async function importOnce(
   try {
     await runner.startTransaction('READ COMMITTED');
     try {
+      await runner.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK}, 0)`);
       const outcome = await importInTransaction(dataSource, runner, client, cipher, text, progress, label, direct);
       if (outcome.ok) await runner.commitTransaction();
       else await runner.rollbackTransaction();
@@ -195,6 +196,14 @@ async function importOnce(
     await runner.release();
   }
 }
+
+/**
+ * Held by an import for its whole transaction (an advisory lock, in the namespace range of the
+ * change log's and the row-count fold's): imports run one at a time, so the look-up by id that
+ * decides between updating a record and creating it cannot race another import creating the same
+ * id in another enterprise, which the primary keys that include `enterprise_id` would not refuse.
+ */
+const IMPORT_LOCK = 1179206451;
 
 type TransactionOutcome =
   | { ok: true; counts: ImportCounts; tables: string[]; loadedStraightIn: number }
