@@ -33,5 +33,4 @@ export const QUOTES: TenantResource<QuoteRow, QuoteRecord> = {
     listVersion === 'v2'
       ? Promise.resolve(rows.map((row) => presentQuote(row, undefined)))
       : presentQuotesWithApplications(db, rows, enterpriseId),
-  importReferences: [{ column: 'application_id', section: 'applications', noun: 'application', sameEnterprise: true }],
 };

@@ -23,21 +23,6 @@ export interface OperationText {
   readonly answer: string;
 }
 
-/** A column of a tenant table that names a record the import file must resolve. */
-export interface ImportReference {
-  /** Column in the section, e.g. `application_id`. */
-  readonly column: string;
-  /** The section (and table) it points to. */
-  readonly section: string;
-  /** Singular noun in the message: `no application has the id ...`. */
-  readonly noun: string;
-  /**
-   * The referenced record must belong to the same enterprise as the referring one. Either way
-   * the target must be a tenant table (its enterprise_id tells that the record exists).
-   */
-  readonly sameEnterprise: boolean;
-}
-
 /**
  * One resource of an enterprise, as every layer sees it: the routes and documents derive their
  * paths, tags and operations from it (its response schema class is listed beside the documents,
@@ -87,8 +72,6 @@ export interface TenantResource<
    * src/cli/import, for records with nested rows, encrypted or computed fields.
    */
   readonly importSection?: 'entity';
-  /** Columns the importer must resolve to another record (enterprise_id is always checked). */
-  readonly importReferences?: readonly ImportReference[];
   /**
    * The versions whose writes the resource's own controllers serve (create and update, through
    * src/writes/): no read-only routes are generated for those versions. Absent: read-only in both.

@@ -245,6 +245,15 @@ describe('the audit trail', () => {
       expect(refused.stderr).toContain(`audit_events[${inFile.length}].enterprise_id: is not an enterprise`);
       expect(await selectRows(suite.t.dataSource, `SELECT count(*)::int AS n FROM audit_events`)).toEqual(stored);
 
+      // An entry the importer cannot read is refused at each of its fields, and nothing is written.
+      const malformed = { ...inFile[0], id: randomUUID(), occurred_at: 'yesterday', action: 'enterprise.renamed' };
+      writeFileSync(join(dir, 'malformed.json'), JSON.stringify({ ...file, audit_events: [...inFile, malformed] }));
+      const unread = await runCli(['import', join(dir, 'malformed.json')], { env });
+      expect(unread.code).not.toBe(0);
+      expect(unread.stderr).toContain(`audit_events[${inFile.length}].occurred_at: `);
+      expect(unread.stderr).toContain(`audit_events[${inFile.length}].action: `);
+      expect(await selectRows(suite.t.dataSource, `SELECT count(*)::int AS n FROM audit_events`)).toEqual(stored);
+
       // Importing the export again adds none of the entries it holds, and records the import.
       const again = await runCli(['import', join(dir, 'e.json')], { env });
       expect(again.code).toBe(0);

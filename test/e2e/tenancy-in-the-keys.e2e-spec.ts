@@ -161,6 +161,30 @@ describe('tenancy in the keys', () => {
     await t.dataSource.query(`UPDATE people SET enterprise_id = $2 WHERE id = $1`, [loner, foreign.enterpriseId]);
     expect(await enterpriseOf('emails', 'person_id', loner)).toEqual([foreign.enterpriseId]);
     expect(await enterpriseOf('financials', 'person_id', loner)).toEqual([foreign.enterpriseId]);
+
+    // The same for an organisation of no enterprise and its contact rows.
+    const company = randomUUID();
+    await t.dataSource.query(
+      `INSERT INTO organisations (id, enterprise_id, legal_name, gst_registered) VALUES ($1, NULL, 'Loner Pty Ltd', 0)`,
+      [company],
+    );
+    await t.dataSource.query(
+      `INSERT INTO addresses (organisation_id, type, line1) VALUES ($1, 'business', '1 Loner St')`,
+      [company],
+    );
+    await t.dataSource.query(
+      `INSERT INTO phone_numbers (organisation_id, type, number) VALUES ($1, 'work', '0299990000')`,
+      [company],
+    );
+    expect(await enterpriseOf('addresses', 'organisation_id', company)).toEqual([null]);
+    await t.dataSource.query(`UPDATE organisations SET enterprise_id = $2 WHERE id = $1`, [company, own.enterpriseId]);
+    expect(await enterpriseOf('addresses', 'organisation_id', company)).toEqual([own.enterpriseId]);
+    expect(await enterpriseOf('phone_numbers', 'organisation_id', company)).toEqual([own.enterpriseId]);
+    await t.dataSource.query(`UPDATE organisations SET enterprise_id = $2 WHERE id = $1`, [
+      company,
+      foreign.enterpriseId,
+    ]);
+    expect(await enterpriseOf('addresses', 'organisation_id', company)).toEqual([foreign.enterpriseId]);
   });
 
   it("imports a person's rows with the person's enterprise", async () => {

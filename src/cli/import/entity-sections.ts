@@ -6,6 +6,7 @@ import { SnakeNamingStrategy } from '../../database/snake-naming.strategy.js';
 import type { TenantResource } from '../../resources/tenant-resource.js';
 import { TENANT_RESOURCES } from '../../resources/tenant-resources.js';
 import { chars, flag, id, money, text, timestamp } from './import-fields.js';
+import { importReferencesOf } from './import-references.js';
 import type { Column, ColumnType, TargetTable } from './import-tables.js';
 
 /**
@@ -163,7 +164,7 @@ export function entitySection(resource: TenantResource): EntitySection {
     const values = fixed.get(column.name);
     const derived = fieldOf(resource, column);
     const { stored } = derived;
-    const reference = resource.importReferences?.find((r) => r.column === column.name);
+    const reference = importReferencesOf(resource).find((r) => r.column === column.name);
     const length = column.args.options.length === undefined ? undefined : Number(column.args.options.length);
     samplers.push([
       column.name,

@@ -3,7 +3,7 @@ import { IMPORT_SECTIONS } from './import-schema.js';
 import { NESTED_TABLES, stageOf, STAGES, type StageName } from './import-tables.js';
 import type { ProblemList } from './problem-list.js';
 import { TENANT_RESOURCES } from '../../resources/tenant-resources.js';
-import type { ImportReference } from '../../resources/tenant-resource.js';
+import { importReferencesOf, type ImportReference } from './import-references.js';
 
 function stageName(section: string): StageName {
   stageOf(section);
@@ -17,7 +17,7 @@ const TENANT_SECTIONS = Object.keys(STAGES).filter((section) =>
 
 /** The other references each tenant section declares. */
 const REFERENCES = TENANT_RESOURCES.flatMap((resource) =>
-  (resource.importReferences ?? []).map((reference) => ({ section: stageName(resource.path), reference })),
+  importReferencesOf(resource).map((reference) => ({ section: stageName(resource.path), reference })),
 );
 
 /** People before organisations, then by position: the order problems are reported in. */
@@ -155,23 +155,28 @@ export class ImportChecks {
 
   /**
    * Each row's reference resolves to a record of the file (which wins over a stored one with the
-   * same id) or of the database, and, when the reference demands it, of the same enterprise.
+   * same id) or of the database, and, when the reference demands it, of the same enterprise. The
+   * file's records are joined as one set (a hash join): a look-up per row in the staging table,
+   * which has no index, read that table once per row, and 300,000 quotes of as many applications
+   * took longer than the rest of the import together.
    */
   private async reference(section: StageName, reference: ImportReference): Promise<void> {
     const { column, section: target, noun } = reference;
-    const fromFile = this.staged(stageName(target))
-      ? `(SELECT t.enterprise_id FROM import_${target} t WHERE t.id = s.${column} LIMIT 1),`
+    const inFile = this.staged(stageName(target));
+    const fromFile = inFile
+      ? `LEFT JOIN (SELECT DISTINCT ON (id) id, enterprise_id FROM import_${target} ORDER BY id, ord) f
+           ON f.id = s.${column}`
       : '';
-    const otherEnterprise = reference.sameEnterprise ? `OR o.enterprise_id <> s.enterprise_id` : '';
+    const enterprise = inFile ? 'COALESCE(f.enterprise_id, d.enterprise_id)' : 'd.enterprise_id';
+    const otherEnterprise = reference.sameEnterprise ? `OR ${enterprise} <> s.enterprise_id` : '';
     await this.check(
       `SELECT s.ord AS o1, 0 AS o2, 0 AS o3, '${section}[' || s.ord || '].${column}' AS path,
-              CASE WHEN o.enterprise_id IS NULL THEN 'no ${noun} has the id ' || s.${column}
+              CASE WHEN ${enterprise} IS NULL THEN 'no ${noun} has the id ' || s.${column}
                    ELSE 'the ${noun} belongs to another enterprise' END AS message
          FROM import_${section} s
-         CROSS JOIN LATERAL (SELECT COALESCE(${fromFile}
-                               (SELECT t.enterprise_id FROM ${target} t WHERE t.id = s.${column}))
-                               AS enterprise_id) o
-        WHERE s.${column} IS NOT NULL AND (o.enterprise_id IS NULL ${otherEnterprise})`,
+         ${fromFile}
+         LEFT JOIN LATERAL (SELECT t.enterprise_id FROM ${target} t WHERE t.id = s.${column} LIMIT 1) d ON true
+        WHERE s.${column} IS NOT NULL AND (${enterprise} IS NULL ${otherEnterprise})`,
     );
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TENANT_RESOURCES } from '../../resources/tenant-resources.js';
 import { ENTITY_SECTIONS } from './entity-sections.js';
+import { importReferencesOf } from './import-references.js';
 import {
   chars,
   count,
@@ -258,7 +259,7 @@ for (const resource of TENANT_RESOURCES) {
   const position = IMPORT_SECTIONS.indexOf(resource.path);
   // A resource without a section is reported by its own check (test/unit/import-sections).
   if (position < 0) continue;
-  for (const reference of resource.importReferences ?? []) {
+  for (const reference of importReferencesOf(resource)) {
     if (IMPORT_SECTIONS.indexOf(reference.section) > position) {
       throw new Error(
         `The import section ${resource.path} refers to ${reference.section}, which is written after it: ` +
