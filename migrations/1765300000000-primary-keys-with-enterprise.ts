@@ -121,6 +121,9 @@ async function swapPrimaryKey(q: QueryRunner, keyed: KeyedTable, columns: string
   if (keyed.duplicateUnique && (await constraintExists(q, table, keyed.duplicateUnique))) {
     const duplicate = keyed.duplicateUnique;
     await inTransaction(q, async () => {
+      // The referenced table first, as the service's reads take them: no lock order to deadlock on.
+      const tables = [table, ...(keyed.references ?? []).map((reference) => reference.table)];
+      await q.query(`LOCK TABLE ${tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
       for (const reference of keyed.references ?? [])
         await q.query(`ALTER TABLE ${reference.table} DROP CONSTRAINT IF EXISTS ${reference.name}`);
       await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${duplicate}`);
@@ -143,7 +146,15 @@ export class PrimaryKeysWithEnterprise1765300000000 implements MigrationInterfac
     for (const keyed of TABLES) await swapPrimaryKey(q, keyed, 'id, enterprise_id');
   }
 
+  /**
+   * Back to keys of `id` alone, in one transaction (all or nothing, run again after a failure);
+   * it fails, and changes nothing, if an id has meanwhile been used in two enterprises.
+   */
   public async down(q: QueryRunner): Promise<void> {
+    await inTransaction(q, () => this.keysOfIdAlone(q));
+  }
+
+  private async keysOfIdAlone(q: QueryRunner): Promise<void> {
     for (const keyed of TABLES) {
       if (keyed.duplicateUnique) {
         const columns = keyed.table === 'applications' ? 'id, enterprise_id' : 'enterprise_id, id';

@@ -73,7 +73,8 @@ export async function appendAuditHistory(
                                  target_type, target_id, details, client_ip, request_id)
        SELECT id, enterprise_id, occurred_at, actor, actor_user_id, actor_token_id, action,
               target_type, target_id, details, client_ip, request_id FROM ${RECORDSET}
-       ON CONFLICT (id, enterprise_id) DO NOTHING`,
+        WHERE NOT EXISTS (SELECT 1 FROM audit_events a WHERE a.id = s.id)
+       ON CONFLICT DO NOTHING`,
       [batch],
     );
   }

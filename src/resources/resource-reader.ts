@@ -60,6 +60,8 @@ export class ResourceReader {
     const versionOf = beforePresent ? resource.changeType : undefined;
     const found = await resource.rows.findRow(db, id, enterpriseId, versionOf);
     if (!found) throw new RecordNotFoundException(resource.model, id);
+    // A record of another enterprise comes with its row only from a source that may show it (the
+    // users' legacy v1 look-up); a tenant table's source never reads one, so it stays a 403.
     const row =
       found.inEnterprise || resource.readableOutsideEnterprise?.(version, this.config) ? found.row : undefined;
     if (row === undefined) throw new ForbiddenException({ message: ErrorMessages.forbidden });

@@ -33,9 +33,9 @@ export interface WritableRoutes<Rec extends { id: string }> {
  * record refused with 403 (records are never deleted through the API). The controller extends it,
  * adds `@CreateRoute` and `@UpdateRoute` methods, and runs them through `this.writes.run`:
  *
- *   @Controller({ path: TASKS.path, version: '2' })
- *   @ApiTags(TASKS.tag.name)
- *   export class V2TasksController extends writableRoutes(TASKS) { ... }
+ *   @Controller({ path: LEADS.path, version: '2' })
+ *   @ApiTags(LEADS.tag.name)
+ *   export class V2LeadsController extends writableRoutes(LEADS) { ... }
  */
 export function writableRoutes<Rec extends { id: string }>(
   resource: TenantResource<{ id: string }, Rec>,

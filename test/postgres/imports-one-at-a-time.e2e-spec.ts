@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { importDocument } from '../../src/cli/import/importer.js';
+import { IMPORT_LOCK, importDocument } from '../../src/cli/import/importer.js';
 import { selectRows } from '../../src/database/sql.js';
 import { importFixture, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -38,7 +38,7 @@ describe('imports run one at a time', () => {
     try {
       // The first import, holding its lock, has written the application but not committed.
       await first.query('BEGIN');
-      await first.query('SELECT pg_advisory_xact_lock(1179206451, 0)');
+      await first.query('SELECT pg_advisory_xact_lock($1, 0)', [IMPORT_LOCK]);
       await first.query(
         `INSERT INTO applications (id, enterprise_id, contract_number, created_at, updated_at)
          VALUES ($1, $2, 'C-0', now(), now())`,
@@ -56,7 +56,8 @@ describe('imports run one at a time', () => {
         const [row] = await selectRows<{ waiting: number }>(
           t.dataSource,
           `SELECT count(*)::int AS waiting FROM pg_locks
-            WHERE locktype = 'advisory' AND classid = 1179206451 AND NOT granted`,
+            WHERE locktype = 'advisory' AND classid = $1 AND NOT granted`,
+          [IMPORT_LOCK],
         );
         waiting = row?.waiting ?? 0;
         if (waiting === 0) await new Promise((resolve) => setTimeout(resolve, 20));

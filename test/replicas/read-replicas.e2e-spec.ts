@@ -17,7 +17,7 @@ import { TEST_APP_KEY } from '../helpers/test-app.js';
 /** A statement only a lead list page runs (the page's ids, read from the enterprise's index). */
 const LEAD_PAGE = '%JOIN (SELECT id FROM leads WHERE enterprise_id%';
 /** A statement only a lead retrieve runs. */
-const LEAD_ROW = '%FROM leads l WHERE id = $1%';
+const LEAD_ROW = '%FROM leads l WHERE l.id = $1 AND l.enterprise_id = $2%';
 const MAX_LAG_MS = 1000;
 
 interface LeadPage {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { demoDocument } from '../../src/demo/demo-document.js';
@@ -74,15 +74,57 @@ describe('the lists kept by hand in the documents name every resource', () => {
     ).toEqual([]);
   });
 
-  it("the recipe's example migration is newer than every migration", () => {
-    const example = /migrations\/(\d{13})-notes\.ts/.exec(read('docs/extending.md'))?.[1];
-    const newest = Math.max(...MIGRATIONS.map((m) => Number(/(\d{13})$/.exec(m.name)?.[1] ?? 0)));
-    expect({ example: Number(example), newestIsOlder: newest < Number(example) }).toEqual({
-      example: Number(example),
-      newestIsOlder: true,
-    });
+  it('the migrations: each listed once, in the order of their timestamps, its class named as its file', () => {
+    const files = readdirSync(new URL('../../migrations/', import.meta.url)).filter((file) => file.endsWith('.ts'));
+    const listed = MIGRATIONS.map((migration) => migration.name);
+    expect(migrationProblems(files, listed)).toEqual([]);
+  });
+
+  it('can fail: an unlisted migration, one out of order or listed twice, and a class named apart from its file are named', () => {
+    expect(
+      migrationProblems(
+        ['1765200000000-tenancy.ts', '1796000000000-notes.ts', '1700000000000-old.ts'],
+        ['Tenancy1765200000000', 'Old1700000000000', 'Other1790000000000', 'Tenancy1765200000000'],
+      ),
+    ).toEqual([
+      'src/database/migrations.ts: Old1700000000000 is listed after a later migration; keep MIGRATIONS in timestamp order',
+      "src/database/migrations.ts: Other1790000000000 has no file migrations/1790000000000-*.ts; name the class with its file's timestamp",
+      'src/database/migrations.ts: Tenancy1765200000000 is listed twice (or shares its timestamp); list each migration once',
+      'src/database/migrations.ts: Tenancy1765200000000 is listed after a later migration; keep MIGRATIONS in timestamp order',
+      'migrations/1796000000000-notes.ts: not in MIGRATIONS (src/database/migrations.ts); add its class at the end',
+    ]);
   });
 });
+
+/** What is wrong with the migration files and the list of their classes, in words naming the fix. */
+function migrationProblems(files: readonly string[], listed: readonly string[]): string[] {
+  const problems: string[] = [];
+  const stamp = (name: string): string => /(\d{13})$/.exec(name)?.[1] ?? '';
+  let previous = '';
+  for (const [index, name] of listed.entries()) {
+    const at = stamp(name);
+    if (listed.slice(0, index).some((earlier) => stamp(earlier) === at))
+      problems.push(
+        `src/database/migrations.ts: ${name} is listed twice (or shares its timestamp); list each migration once`,
+      );
+    if (at < previous)
+      problems.push(
+        `src/database/migrations.ts: ${name} is listed after a later migration; keep MIGRATIONS in timestamp order`,
+      );
+    previous = at > previous ? at : previous;
+    if (!files.some((file) => file.startsWith(`${at}-`)))
+      problems.push(
+        `src/database/migrations.ts: ${name} has no file migrations/${at || '<timestamp>'}-*.ts; name the class with its file's timestamp`,
+      );
+  }
+  for (const file of files) {
+    const at = /^(\d{13})-/.exec(file)?.[1];
+    if (at === undefined) problems.push(`migrations/${file}: name it <timestamp in ms>-<name>.ts`);
+    else if (!listed.some((name) => stamp(name) === at))
+      problems.push(`migrations/${file}: not in MIGRATIONS (src/database/migrations.ts); add its class at the end`);
+  }
+  return problems;
+}
 
 describe('the recipe of docs/extending.md', () => {
   it('names the pieces of src/writes/ that exist, under those names', async () => {

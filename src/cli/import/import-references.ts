@@ -42,6 +42,14 @@ export function importReferencesOf(resource: TenantResource): ImportReference[] 
     const [property] = own;
     if (property === undefined) continue;
     if (own.length > 1) throw new Error(`${resource.path}: a reference over ${own.join(', ')} cannot be imported`);
+    const targets = key.referencedColumnNames ?? ['id'];
+    const pointsAt = (own: string): string | undefined => targets[properties.indexOf(own)];
+    const sameEnterprise = properties.includes(ENTERPRISE_PROPERTY);
+    if (pointsAt(property) !== 'id' || (sameEnterprise && pointsAt(ENTERPRISE_PROPERTY) !== ENTERPRISE_PROPERTY)) {
+      throw new Error(
+        `${resource.path}: a reference must point at the record's id (and enterpriseId at enterpriseId) to be imported`,
+      );
+    }
     const referenced = referencedEntity(key.type);
     const target = TENANT_RESOURCES.find((candidate) => candidate.entity === referenced);
     if (!target) {
@@ -54,7 +62,7 @@ export function importReferencesOf(resource: TenantResource): ImportReference[] 
       column: naming.columnName(property, undefined, []),
       section: target.path,
       noun: target.model.toLowerCase(),
-      sameEnterprise: properties.includes(ENTERPRISE_PROPERTY),
+      sameEnterprise,
     });
   }
   return references;

@@ -178,7 +178,13 @@ async function importOnce(
   try {
     await runner.startTransaction('READ COMMITTED');
     try {
-      await runner.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK}, 0)`);
+      const [lock] = (await runner.query(`SELECT pg_try_advisory_xact_lock(${IMPORT_LOCK}, 0) AS free`)) as {
+        free: boolean;
+      }[];
+      if (!lock?.free) {
+        progress.phase('waiting for another import to finish');
+        await runner.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK}, 0)`);
+      }
       const outcome = await importInTransaction(dataSource, runner, client, cipher, text, progress, label, direct);
       if (outcome.ok) await runner.commitTransaction();
       else await runner.rollbackTransaction();
@@ -203,7 +209,7 @@ async function importOnce(
  * decides between updating a record and creating it cannot race another import creating the same
  * id in another enterprise, which the primary keys that include `enterprise_id` would not refuse.
  */
-const IMPORT_LOCK = 1179206451;
+export const IMPORT_LOCK = 1179206451;
 
 type TransactionOutcome =
   | { ok: true; counts: ImportCounts; tables: string[]; loadedStraightIn: number }

@@ -1,3 +1,9 @@
+/**
+ * The keys whose v1 name the API contract spells with `ID`. The rule for every other key, a new
+ * resource's included, is the plain one: each `_` part capitalised, so a `_id` suffix becomes
+ * `Id` (`person_id` -> `PersonId`). This list is the contract's, not derived: a key joins it
+ * only when the contract names it so.
+ */
 const EXCEPTIONS: Record<string, string> = {
   id: 'ID',
   enterprise_id: 'EnterpriseID',
