@@ -20,8 +20,9 @@ import { twoTenants } from '../helpers/two-tenants.js';
  *   or another tenant table's `enterprise_id`), `enterprise_id = ...` for an unaliased table, or
  *   `enterprise_id` among the columns an INSERT writes;
  * - the caller's enterprise is one of its parameters, and no other enterprise is.
- * Statements that name no tenant table (the token look-up, transaction control, the feed's
- * horizon, which takes the enterprise as its argument) are not tenant queries.
+ * Statements that name no tenant table (transaction control, the feed's horizon, which takes the
+ * enterprise as its argument, a token's own row) are not tenant queries; the token look-up reads
+ * the caller's membership, so it is held to the rule too.
  */
 const { doc, own, foreign } = twoTenants('one');
 
