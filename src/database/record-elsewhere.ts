@@ -1,7 +1,5 @@
 import { selectRows, type SqlExecutor } from './sql.js';
 
-const statements = new Map<string, string>();
-
 /**
  * Whether a tenant table holds a record with this id at all. Asked, by id alone, only after the
  * read for the caller's enterprise found nothing: a record of another enterprise answers 403 and
@@ -10,11 +8,10 @@ const statements = new Map<string, string>();
  * on a miss).
  */
 export async function existsInAnyEnterprise(db: SqlExecutor, table: string, id: string): Promise<boolean> {
-  let sql = statements.get(table);
-  if (sql === undefined) {
-    sql = `SELECT EXISTS (SELECT 1 FROM ${table} WHERE id = $1) AS found`;
-    statements.set(table, sql);
-  }
-  const [row] = await selectRows<{ found: boolean }>(db, sql, [id]);
+  const [row] = await selectRows<{ found: boolean }>(
+    db,
+    `SELECT EXISTS (SELECT 1 FROM ${table} WHERE id = $1) AS found`,
+    [id],
+  );
   return row?.found === true;
 }

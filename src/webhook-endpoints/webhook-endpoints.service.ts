@@ -1,17 +1,16 @@
-import { ForbiddenException, GoneException, Inject, Injectable } from '@nestjs/common';
+import { GoneException, Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ChangeCursorCodec, InvalidCursorError, UnknownCursorKeyError } from '../changes/change-cursor.js';
 import { readHorizon } from '../changes/change-log.queries.js';
 import { CHANGE_TYPES, type ChangePosition } from '../changes/change-types.js';
 import { FieldCipher } from '../crypto/field-cipher.js';
-import { ErrorMessages } from '../common/http/error-messages.js';
 import { PAGE_SIZE, pageRequest } from '../common/http/pagination.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { FormValidationException } from '../common/http/validation-failed.exception.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { NEWEST_FIRST, type Page } from '../database/tenant-page.js';
-import { existsInAnyEnterprise } from '../database/record-elsewhere.js';
+import { refuseRecordNotOwned } from '../common/http/record-not-owned.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { allowedAddresses, RefusedAddressError } from './webhook-address.js';
 import { bodyObject, readEndpointInput, WebhookInputMessages, type EndpointChanges } from './webhook-endpoint-input.js';
@@ -354,10 +353,7 @@ export class WebhookEndpointsService {
       `SELECT enterprise_id, ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2`,
       [id, enterpriseId],
     );
-    if (row) return row;
-    if (!(await existsInAnyEnterprise(db, 'webhook_endpoints', id)))
-      throw new RecordNotFoundException(WEBHOOK_ENDPOINT_MODEL, id);
-    throw new ForbiddenException({ message: ErrorMessages.forbidden });
+    return row ?? refuseRecordNotOwned(db, 'webhook_endpoints', WEBHOOK_ENDPOINT_MODEL, id);
   }
 
   private only(result: unknown, id: string): WebhookEndpointRow {

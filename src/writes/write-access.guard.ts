@@ -2,10 +2,9 @@ import { ForbiddenException, Injectable, type CanActivate, type ExecutionContext
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
-import { ErrorMessages } from '../common/http/error-messages.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { isUuid } from '../database/uuid.js';
-import { existsInAnyEnterprise } from '../database/record-elsewhere.js';
+import { refuseRecordNotOwned } from '../common/http/record-not-owned.js';
 import { selectRows } from '../database/sql.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
 
@@ -37,9 +36,7 @@ export function recordWriteAccess(resource: TenantResource): Type<CanActivate> {
       const recordId = id.toLowerCase();
       const [row] = await selectRows<{ own: boolean }>(this.dataSource, ownSql, [recordId, request.enterpriseId]);
       if (row?.own) return true;
-      if (!(await existsInAnyEnterprise(this.dataSource, tenantTable, recordId)))
-        throw new RecordNotFoundException(resource.model, recordId);
-      throw new ForbiddenException({ message: ErrorMessages.forbidden });
+      return refuseRecordNotOwned(this.dataSource, tenantTable, resource.model, recordId);
     }
   }
   Object.defineProperty(RecordWriteAccess, 'name', { value: `${resource.model}WriteAccess` });
