@@ -11,8 +11,9 @@ import { buildRelease, nodeOf } from './lib/release-builds.js';
 /**
  * `npm run bench:migration [REF]`: an upgrade as an operator runs it, on a large database. REF's
  * release (default: the commit before the newest migration) migrates a fresh database and
- * imports BENCH_PEOPLE (1,000,000) people with their rows and BENCH_APPLICATIONS (0) applications,
- * each with a quote and a signing document, then serves while this tree's
+ * imports BENCH_PEOPLE (1,000,000) people with their rows (every BENCH_NO_ENTERPRISE_EVERY-th,
+ * default 100th, of no enterprise) and BENCH_APPLICATIONS (0) applications, each with a quote and
+ * a signing document, then serves while this tree's
  * `migrate` runs; clients read people pages and people and write and read leads meanwhile. It
  * prints how long `migrate` took, the requests answered meanwhile (any 5xx), their slowest
  * answers, the most sessions seen waiting for a lock (sampled every 50 ms) and the size of the
@@ -23,6 +24,8 @@ const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.
 const DATABASE = process.env.BENCH_MIGRATION_DATABASE ?? 'fi_bench_migration';
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 1_000_000);
 const APPLICATIONS = Number(process.env.BENCH_APPLICATIONS ?? 0);
+/** Every Nth person is of no enterprise (0: none), as the import format allows. */
+const NO_ENTERPRISE_EVERY = Number(process.env.BENCH_NO_ENTERPRISE_EVERY ?? 100);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 6);
 const WORK = process.env.BENCH_IMPORT_DIR ?? join(ROOT, 'bench/results/import-files');
 const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
@@ -89,7 +92,12 @@ async function generate(file: string): Promise<void> {
   await write(
     `"users":[${JSON.stringify({ ...USER, name: 'Mia Migration', is_active: true, enterprise_ids: [ENTERPRISE] })}],\n"people":[\n`,
   );
-  for (let i = 0; i < PEOPLE; i++) await write(`${i === 0 ? '' : ',\n'}${JSON.stringify(benchPerson(i))}`);
+  for (let i = 0; i < PEOPLE; i++) {
+    const person = benchPerson(i);
+    const record =
+      NO_ENTERPRISE_EVERY > 0 && i % NO_ENTERPRISE_EVERY === 1 ? { ...person, enterprise_id: null } : person;
+    await write(`${i === 0 ? '' : ',\n'}${JSON.stringify(record)}`);
+  }
   for (const [section, part] of [
     ['applications', 'application'],
     ['quotes', 'quote'],
@@ -126,7 +134,8 @@ async function main(): Promise<void> {
   const sha = git(['rev-parse', `${ref}^{commit}`]);
   const dir = buildRelease(sha);
   const node = nodeOf(dir);
-  const file = join(WORK, `migration-people-${PEOPLE}-applications-${APPLICATIONS}.json`);
+  const orphans = NO_ENTERPRISE_EVERY > 0 ? `-no-enterprise-every-${NO_ENTERPRISE_EVERY}` : '';
+  const file = join(WORK, `migration-people-${PEOPLE}-applications-${APPLICATIONS}${orphans}.json`);
   await generate(file);
   // BENCH_MIGRATION_LOADED=true: the database REF loaded last time is used again, as it is.
   const reuse = process.env.BENCH_MIGRATION_LOADED === 'true';

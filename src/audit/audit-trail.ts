@@ -4,6 +4,7 @@ import { pageRequest } from '../common/http/pagination.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { selectPage, type Page } from '../database/tenant-page.js';
 import type { AuditActorKind } from './audit-event.entity.js';
+import { realEnterprise } from '../database/no-enterprise.js';
 
 /** The actions the trail records; never more than an id and a few names of what changed. */
 export const AUDIT_ACTIONS = [
@@ -124,7 +125,7 @@ export async function recordAuditForEnterprises(
     `INSERT INTO audit_events (enterprise_id, ${COLUMNS})
      SELECT e.id, $2, $3, $4, $5, $6, CASE WHEN $6::varchar = 'enterprise' THEN e.id::varchar ELSE $7::varchar END, $8::jsonb, $9, $10
        FROM enterprises e
-      WHERE $1::uuid[] IS NULL OR e.id = ANY ($1::uuid[])`,
+      WHERE ($1::uuid[] IS NULL OR e.id = ANY ($1::uuid[])) AND ${realEnterprise('e')}`,
     [enterpriseIds, ...values(actor, entry)],
   );
 }

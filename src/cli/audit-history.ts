@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../audit/audit-trail.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { chars, id } from './import/import-fields.js';
+import { realEnterprise } from '../database/no-enterprise.js';
 
 /**
  * The audit trail in an export file: a last top-level key after the record sections, read back
@@ -55,7 +56,7 @@ export async function appendAuditHistory(
   for (const batch of batches) {
     const unknown = await selectRows<{ ord: number }>(
       db,
-      `SELECT s.ord FROM ${RECORDSET} WHERE NOT EXISTS (SELECT 1 FROM enterprises e WHERE e.id = s.enterprise_id)
+      `SELECT s.ord FROM ${RECORDSET} WHERE NOT EXISTS (SELECT 1 FROM enterprises e WHERE e.id = s.enterprise_id AND ${realEnterprise('e')})
         ORDER BY s.ord`,
       [batch],
     );

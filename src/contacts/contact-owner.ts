@@ -1,4 +1,4 @@
-import { Column, ForeignKey } from 'typeorm';
+import { Column, ForeignKey, PrimaryColumn } from 'typeorm';
 import { Organisation } from '../organisations/organisation.entity.js';
 import { Person } from '../people/entities/person.entity.js';
 
@@ -7,14 +7,10 @@ import { Person } from '../people/entities/person.entity.js';
  * table's `<table>_one_owner` CHECK, declared on its entity).
  */
 export abstract class OwnedByPersonOrOrganisation {
-  /** The owner's enterprise (none when the owner has none); the composite references keep them equal. */
-  @Column('uuid', { nullable: true }) enterpriseId!: string | null;
-  @Column('uuid', { nullable: true })
-  @ForeignKey(() => Person, { onDelete: 'CASCADE' })
-  personId!: string | null;
-  @Column('uuid', { nullable: true })
-  @ForeignKey(() => Organisation, { onDelete: 'CASCADE' })
-  organisationId!: string | null;
+  /** The owner's enterprise; the composite references keep them equal. */
+  @PrimaryColumn('uuid') enterpriseId!: string;
+  @Column('uuid', { nullable: true }) personId!: string | null;
+  @Column('uuid', { nullable: true }) organisationId!: string | null;
 }
 
 /**

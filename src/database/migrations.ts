@@ -16,6 +16,7 @@ import { RolesAndTokenScopes1765000000000 } from '../../migrations/1765000000000
 import { AuditTrail1765100000000 } from '../../migrations/1765100000000-audit-trail.js';
 import { TenancyInTheKeys1765200000000 } from '../../migrations/1765200000000-tenancy-in-the-keys.js';
 import { PrimaryKeysWithEnterprise1765300000000 } from '../../migrations/1765300000000-primary-keys-with-enterprise.js';
+import { EveryRecordHasAnEnterprise1765400000000 } from '../../migrations/1765400000000-every-record-has-an-enterprise.js';
 
 /** Every migration, oldest first. Listed explicitly: no file globbing at run time. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   AuditTrail1765100000000,
   TenancyInTheKeys1765200000000,
   PrimaryKeysWithEnterprise1765300000000,
+  EveryRecordHasAnEnterprise1765400000000,
 ];

@@ -7,6 +7,7 @@ import { acquireDataDirLock } from './data-dir-lock.js';
 import { openDatabase } from './migration-runner.js';
 import { makeDataDirPrivate } from './private-data-dir.js';
 import { selectRows } from './sql.js';
+import { realEnterprise } from './no-enterprise.js';
 
 export interface RestoredCounts {
   enterprises: number;
@@ -44,7 +45,7 @@ export async function restoreDataDir(
         await checkKey(dataSource);
         const [counts] = await selectRows<RestoredCounts>(
           dataSource,
-          `SELECT (SELECT count(*)::int FROM enterprises) AS enterprises, (SELECT count(*)::int FROM users) AS users,
+          `SELECT (SELECT count(*)::int FROM enterprises e WHERE ${realEnterprise('e')}) AS enterprises, (SELECT count(*)::int FROM users) AS users,
                   (SELECT count(*)::int FROM people) AS people`,
         );
         // Whatever modes the backup's archive carried, the restored files are the owner's only.

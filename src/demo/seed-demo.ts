@@ -4,6 +4,7 @@ import { verifyPassword } from '../auth/password-hasher.js';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { selectRows } from '../database/sql.js';
 import { DEMO_CREDENTIALS, DEMO_ENTERPRISE_ID, demoDocument } from './demo-document.js';
+import { realEnterprise } from '../database/no-enterprise.js';
 
 export interface SeedOutcome {
   seeded: boolean;
@@ -53,7 +54,7 @@ export async function seedDemo(dataSource: DataSource, cipher: FieldCipher): Pro
 /** The embedded database's first start: seed when there is no enterprise at all. */
 export async function seedDemoIfEmpty(dataSource: DataSource, cipher: FieldCipher): Promise<SeedOutcome> {
   const rows: { present: boolean; demo: boolean }[] = await dataSource.query(
-    `SELECT EXISTS (SELECT 1 FROM enterprises) AS present, EXISTS (SELECT 1 FROM enterprises WHERE id = $1) AS demo`,
+    `SELECT EXISTS (SELECT 1 FROM enterprises e WHERE ${realEnterprise('e')}) AS present, EXISTS (SELECT 1 FROM enterprises WHERE id = $1) AS demo`,
     [DEMO_ENTERPRISE_ID],
   );
   const state = rows[0] ?? { present: false, demo: false };

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { FieldCipher } from '../crypto/field-cipher.js';
 import { affectedRows } from '../database/sql.js';
+import { realEnterprise } from '../database/no-enterprise.js';
 
 export class EnterpriseAdminError extends Error {
   constructor(message: string) {
@@ -34,7 +35,7 @@ export class EnterpriseAdmin {
     if (value.length < 16) throw new EnterpriseAdminError('The key must be at least 16 characters.');
     const updated = await affectedRows(
       this.dataSource,
-      `UPDATE enterprises SET signprovider_b_key_encrypted = $2, updated_at = now() WHERE id = $1`,
+      `UPDATE enterprises e SET signprovider_b_key_encrypted = $2, updated_at = now() WHERE e.id = $1 AND ${realEnterprise('e')}`,
       [enterpriseId, this.cipher.encrypt(value)],
     );
     if (updated === 0) throw new EnterpriseAdminError(`No enterprise has the id ${enterpriseId}.`);

@@ -1,4 +1,4 @@
-import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 
@@ -10,9 +10,10 @@ export type MixedValue = string | number | boolean | null;
 @Index('leads_enterprise_newest_idx', ['enterpriseId', 'createdAt', 'id'])
 export class Lead {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid', { nullable: true })
+  /** NO_ENTERPRISE for a record of no enterprise (src/database/no-enterprise.ts). */
+  @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
-  enterpriseId!: string | null;
+  enterpriseId!: string;
   @VarcharColumn() title!: string;
   @Column('text', { nullable: true }) description!: string | null;
   @VarcharColumn({ nullable: true }) personName!: string | null;

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { FlagColumn, RecordTimestampColumn, VarcharColumn } from '../database/columns.js';
 import { Enterprise } from '../enterprises/enterprise.entity.js';
 
@@ -9,9 +9,10 @@ import { Enterprise } from '../enterprises/enterprise.entity.js';
 @Unique(['enterpriseId', 'id'])
 export class Organisation {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid', { nullable: true })
+  /** NO_ENTERPRISE for a record of no enterprise (src/database/no-enterprise.ts). */
+  @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
-  enterpriseId!: string | null;
+  enterpriseId!: string;
   @VarcharColumn() legalName!: string;
   @VarcharColumn({ nullable: true }) legalStructure!: string | null;
   @VarcharColumn({ nullable: true }) shortName!: string | null;

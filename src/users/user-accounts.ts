@@ -4,6 +4,7 @@ import type { EnterpriseRole } from '../common/access/authenticated-user.js';
 import { affectedRows, selectRows } from '../database/sql.js';
 import { CLI_ACTOR, recordAudit } from '../audit/audit-trail.js';
 import { hashPassword } from '../auth/password-hasher.js';
+import { realEnterprise } from '../database/no-enterprise.js';
 
 export class AccountError extends Error {
   constructor(message: string) {
@@ -98,7 +99,10 @@ export class UserAccounts {
   }
 
   private async enterpriseMustExist(manager: EntityManager, enterpriseId: string): Promise<void> {
-    const found: unknown[] = await manager.query(`SELECT 1 FROM enterprises WHERE id::text = $1`, [enterpriseId]);
+    const found: unknown[] = await manager.query(
+      `SELECT 1 FROM enterprises e WHERE e.id::text = $1 AND ${realEnterprise('e')}`,
+      [enterpriseId],
+    );
     if (found.length === 0) throw new AccountError(`No enterprise has the id ${enterpriseId}.`);
   }
 

@@ -9,7 +9,11 @@ export const PROVIDER_B_STATUSES = ['sent', 'delivered', 'completed', 'declined'
 const listed = (statuses: readonly string[]): string => statuses.map((s) => `'${s}'`).join(', ');
 
 @Entity('signing_documents')
-@Unique('signing_documents_external_key', ['provider', 'externalId'])
+/**
+ * Unique within an enterprise here (a distributed table's unique key holds its distribution
+ * column); across enterprises the importer, the one writer, refuses a pair another document has.
+ */
+@Unique('signing_documents_external_key', ['provider', 'externalId', 'enterpriseId'])
 @Check('signing_documents_provider_check', `provider IN ('a', 'b')`)
 @Check(
   'signing_documents_status_check',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { NO_ENTERPRISE } from '../../src/database/no-enterprise.js';
 import { selectRows } from '../../src/database/sql.js';
 import { sqlStateOf } from '../../src/database/sql-state.js';
 import { importDocument } from '../../src/cli/import/importer.js';
@@ -149,12 +150,23 @@ describe('tenancy in the keys', () => {
       ).map((r) => r.enterprise_id);
     expect(await enterpriseOf('phone_numbers', 'person_id', person)).toEqual([own.enterpriseId]);
 
-    // A person of no enterprise keeps rows of none; given one, they follow; moved, they move.
+    // No row holds a NULL enterprise: a record of none is kept under the reserved one, and its rows
+    // follow it wherever it moves (ON UPDATE CASCADE of the composite references).
+    const refused = await t.dataSource
+      .query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, NULL, 'Loner')`, [randomUUID()])
+      .then(
+        () => 'accepted',
+        (error: unknown) => sqlStateOf(error),
+      );
+    expect(refused).toBe('23502');
     const loner = randomUUID();
-    await t.dataSource.query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, NULL, 'Loner')`, [loner]);
+    await t.dataSource.query(`INSERT INTO people (id, enterprise_id, last_name) VALUES ($1, $2, 'Loner')`, [
+      loner,
+      NO_ENTERPRISE,
+    ]);
     await t.dataSource.query(`INSERT INTO emails (person_id, address) VALUES ($1, 'loner@example.com')`, [loner]);
     await t.dataSource.query(`INSERT INTO financials (person_id, type, amount) VALUES ($1, 'income', 10)`, [loner]);
-    expect(await enterpriseOf('emails', 'person_id', loner)).toEqual([null]);
+    expect(await enterpriseOf('emails', 'person_id', loner)).toEqual([NO_ENTERPRISE]);
     await t.dataSource.query(`UPDATE people SET enterprise_id = $2 WHERE id = $1`, [loner, own.enterpriseId]);
     expect(await enterpriseOf('emails', 'person_id', loner)).toEqual([own.enterpriseId]);
     expect(await enterpriseOf('financials', 'person_id', loner)).toEqual([own.enterpriseId]);
@@ -165,8 +177,8 @@ describe('tenancy in the keys', () => {
     // The same for an organisation of no enterprise and its contact rows.
     const company = randomUUID();
     await t.dataSource.query(
-      `INSERT INTO organisations (id, enterprise_id, legal_name, gst_registered) VALUES ($1, NULL, 'Loner Pty Ltd', 0)`,
-      [company],
+      `INSERT INTO organisations (id, enterprise_id, legal_name, gst_registered) VALUES ($1, $2, 'Loner Pty Ltd', 0)`,
+      [company, NO_ENTERPRISE],
     );
     await t.dataSource.query(
       `INSERT INTO addresses (organisation_id, type, line1) VALUES ($1, 'business', '1 Loner St')`,
@@ -176,7 +188,7 @@ describe('tenancy in the keys', () => {
       `INSERT INTO phone_numbers (organisation_id, type, number) VALUES ($1, 'work', '0299990000')`,
       [company],
     );
-    expect(await enterpriseOf('addresses', 'organisation_id', company)).toEqual([null]);
+    expect(await enterpriseOf('addresses', 'organisation_id', company)).toEqual([NO_ENTERPRISE]);
     await t.dataSource.query(`UPDATE organisations SET enterprise_id = $2 WHERE id = $1`, [company, own.enterpriseId]);
     expect(await enterpriseOf('addresses', 'organisation_id', company)).toEqual([own.enterpriseId]);
     expect(await enterpriseOf('phone_numbers', 'organisation_id', company)).toEqual([own.enterpriseId]);
@@ -223,6 +235,17 @@ describe('tenancy in the keys', () => {
         GROUP BY c.relname`,
     );
     expect(keys.length).toBeGreaterThan(8);
+    expect(keys.map((k) => k.table)).toEqual(
+      expect.arrayContaining([
+        'people',
+        'organisations',
+        'leads',
+        'phone_numbers',
+        'emails',
+        'addresses',
+        'financials',
+      ]),
+    );
     expect(keys.filter((k) => !k.key.includes('enterprise_id'))).toEqual([]);
     // A look-up by id alone (an import's upsert, a provider's webhook) still reads the key's index.
     for (const k of keys.filter((k) => k.key.includes('id')))

@@ -1,6 +1,7 @@
 import { escapeControlCharacters } from '../../common/text/control-characters.js';
 import { CliUsageError, type CliCommand } from '../cli-command.js';
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
+import { realEnterprise } from '../../database/no-enterprise.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -11,7 +12,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function enterpriseOption(db: SqlExecutor, enterprise: string | undefined): Promise<string | undefined> {
   if (enterprise === undefined) return undefined;
   if (!UUID.test(enterprise)) throw new CliUsageError(`--enterprise must be an enterprise id (a UUID).`);
-  const [found] = await selectRows(db, `SELECT 1 FROM enterprises WHERE id = $1`, [enterprise]);
+  const [found] = await selectRows(db, `SELECT 1 FROM enterprises e WHERE e.id = $1 AND ${realEnterprise('e')}`, [
+    enterprise,
+  ]);
   if (!found) throw new CliUsageError(`No enterprise with the id ${enterprise}.`);
   return enterprise;
 }
@@ -73,6 +76,7 @@ export const enterpriseListCommand: CliCommand = {
       `SELECT e.id, e.name, e.is_active, e.signprovider_b_key_encrypted IS NOT NULL AS keyed,
               (SELECT count(*)::int FROM memberships m WHERE m.enterprise_id = e.id) AS members
          FROM enterprises e
+        WHERE ${realEnterprise('e')}
         ORDER BY e.created_at, e.id`,
     );
     if (enterprises.length === 0) {

@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { FieldCipher } from '../../crypto/field-cipher.js';
 import { selectRows } from '../../database/sql.js';
+import { givenEnterprise, NO_ENTERPRISE, realEnterprise } from '../../database/no-enterprise.js';
 import { LEAD_MIXED, LEAD_TEXT } from '../import/import-tables.js';
 import { AUDIT_EXPORT_COLUMNS, AUDIT_SECTION } from '../audit-history.js';
 import { ENTITY_SECTIONS } from '../import/entity-sections.js';
@@ -33,12 +34,15 @@ const PEOPLE_AFTER_FIRST_NAME = `middle_name, last_name, salutation, maiden_name
            licence, licence_card, licence_state, licence_expiry::text AS licence_expiry, dependents, dependents_ages,
            marital_status, residency_status, ${TIMESTAMPS}`;
 
+/** A record of no enterprise is written out as it was given: `enterprise_id: null`. */
+const GIVEN_ENTERPRISE = `${givenEnterprise('enterprise_id')} AS enterprise_id`;
+
 /** The columns of each section, in the import format's order and with its names. */
 const HAND_SELECTS: Record<HandSection, string> = {
   enterprises: `id, name, ${flag('is_active')}, signprovider_b_key_encrypted AS signprovider_b_key, ${TIMESTAMPS}`,
   users: `id, name, email, ${flag('is_active')}, password_hash, ${TIMESTAMPS}`,
-  people: `id, enterprise_id, title, first_name_encrypted AS first_name, ${PEOPLE_AFTER_FIRST_NAME}`,
-  organisations: `id, enterprise_id, legal_name, legal_structure, short_name, trust_name, acn, abn, entity_type,
+  people: `id, ${GIVEN_ENTERPRISE}, title, first_name_encrypted AS first_name, ${PEOPLE_AFTER_FIRST_NAME}`,
+  organisations: `id, ${GIVEN_ENTERPRISE}, legal_name, legal_structure, short_name, trust_name, acn, abn, entity_type,
            abn_registration::text AS abn_registration, abn_status, ${flag('gst_registered')},
            gst_date::text AS gst_date, business_name, business_name2, business_name3, former_name, former_name2,
            former_name3, description, established_date::text AS established_date, employees_count, industry,
@@ -47,7 +51,7 @@ const HAND_SELECTS: Record<HandSection, string> = {
            json_build_object('asset_type', asset_type, 'asset_description', asset_description,
                              'financier', financier, 'total_finance_amount', total_finance_amount::text)
              AS calculation, ${TIMESTAMPS}`,
-  leads: `id, enterprise_id, ${[...LEAD_TEXT, ...LEAD_MIXED].join(', ')}, ${TIMESTAMPS}`,
+  leads: `id, ${GIVEN_ENTERPRISE}, ${[...LEAD_TEXT, ...LEAD_MIXED].join(', ')}, ${TIMESTAMPS}`,
   signing_documents: `id, enterprise_id, provider, external_id, status, ${ts('signed_at')}, ${ts('declined_at')},
            ${ts('revoked_at')}, ${TIMESTAMPS}`,
 };
@@ -95,7 +99,7 @@ function ownerRecordsSql(section: 'people' | 'organisations', scope: string): st
                    (SELECT row_to_json(x)::text FROM (SELECT ${HAND_SELECTS.organisations}, ${nested}) x) AS tail
               FROM organisations r WHERE r.id > $1 AND ${scope} ORDER BY r.id LIMIT ${PAGE}`;
   }
-  return `SELECT r.id, (SELECT row_to_json(x)::text FROM (SELECT id, enterprise_id, title) x) AS head,
+  return `SELECT r.id, (SELECT row_to_json(x)::text FROM (SELECT id, ${GIVEN_ENTERPRISE}, title) x) AS head,
                  r.first_name_encrypted AS first_name,
                  (SELECT row_to_json(x)::text FROM (SELECT ${PEOPLE_AFTER_FIRST_NAME}, ${nested}) x) AS tail
             FROM people r WHERE r.id > $1 AND ${scope} ORDER BY r.id LIMIT ${PAGE}`;
@@ -188,12 +192,13 @@ export class Exporter {
   }
 
   private scope(section: ImportSection): string {
-    if (this.options.enterpriseId === undefined) return 'TRUE';
-    if (section === 'enterprises') return 'r.id = $2';
+    if (this.options.enterpriseId === undefined) return section === 'enterprises' ? realEnterprise('r') : 'TRUE';
+    if (section === 'enterprises') return `r.id = $2 AND ${realEnterprise('r')}`;
     if (section === 'users') {
       return 'EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = r.id AND m.enterprise_id = $2)';
     }
-    return 'r.enterprise_id = $2';
+    // The reserved keeper of records of no enterprise is no enterprise: nothing to export, as for an unknown id.
+    return `r.enterprise_id = $2 AND $2::uuid <> '${NO_ENTERPRISE}'`;
   }
 
   private async section(runner: QueryRunner, section: ImportSection, text: TextOut): Promise<number> {

@@ -1,4 +1,5 @@
 import type { FieldCipher } from '../../crypto/field-cipher.js';
+import { NO_ENTERPRISE } from '../../database/no-enterprise.js';
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
 import type { ImportSection } from './import-schema.js';
 import { DIRECT_TABLES, directName, type DirectTable, type StageName } from './import-tables.js';
@@ -30,19 +31,25 @@ export class DirectLoad {
   private mode: 'undecided' | 'on' | 'closed' | 'off';
   /** The transaction's start, for the timestamps a record leaves out (what `now()` gives the staged rows). */
   private now = '';
-  /** Ids of the people pushed since the last batch was handed to the connection. */
-  private ids: string[] = [];
+  /** Ids of the people and their rows pushed since the last batch was handed to the connection. */
+  private ids = new Map<DirectTable, string[]>();
   /** Rows become COPY text as they come, like staged nested rows: no batch is held as objects. */
   private readonly direct: RowSink = {
     push: (name, row) => {
       if (!isDirectTable(name)) return this.stager.push(name, row);
       if (row.created_at === null) row.created_at = this.now;
       if (row.updated_at === null) row.updated_at = this.now;
+      // Stored as the writes of staged rows store it; a file naming the reserved enterprise itself
+      // is read again, staged, where the checks report it at its field.
+      if (row.enterprise_id === NO_ENTERPRISE) throw new DirectRefused('the reserved enterprise is named');
+      row.enterprise_id ??= NO_ENTERPRISE;
       if (name === 'people') {
         const firstName = row[PLAIN.firstName] as string | null;
         row.first_name_encrypted = firstName === null ? null : this.cipher.encrypt(firstName);
-        this.ids.push(row.id as string);
       }
+      const ids = this.ids.get(name);
+      if (ids === undefined) this.ids.set(name, [row.id as string]);
+      else ids.push(row.id as string);
       this.stager.push(directName(name), row);
     },
   };
@@ -58,18 +65,22 @@ export class DirectLoad {
     stager.beforeDirectBatch = () => this.checkBatch();
   }
 
-  /** Before a batch of people goes in: none of them may be stored (a re-import, or an id repeated). */
+  /**
+   * Before a batch of people goes in: none of them, and none of their rows, may be stored (a
+   * re-import, or an id repeated). The keys include the enterprise, so an id stored in another
+   * enterprise is found here, not by the key; within one enterprise the key refuses it as well.
+   */
   private checkBatch(): (() => Promise<void>) | undefined {
-    const ids = this.ids;
-    if (ids.length === 0) return undefined;
-    this.ids = [];
+    const batch = [...this.ids];
+    if (batch.length === 0) return undefined;
+    this.ids = new Map();
     return async () => {
       const [found] = await selectRows<{ stored: boolean }>(
         this.db,
-        `SELECT EXISTS (SELECT 1 FROM people WHERE id = ANY($1::uuid[])) AS stored`,
-        [ids],
+        `SELECT ${batch.map(([table], i) => `EXISTS (SELECT 1 FROM ${table} WHERE id = ANY($${i + 1}::uuid[]))`).join(' OR ')} AS stored`,
+        batch.map(([, ids]) => ids),
       );
-      if (found?.stored !== false) throw new DirectRefused('a person of the file is already stored');
+      if (found?.stored !== false) throw new DirectRefused('a person of the file, or a row of one, is already stored');
     };
   }
 

@@ -1,4 +1,5 @@
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
+import { NO_ENTERPRISE, realEnterprise } from '../../database/no-enterprise.js';
 import { IMPORT_SECTIONS } from './import-schema.js';
 import { NESTED_TABLES, stageOf, STAGES, type StageName } from './import-tables.js';
 import type { ProblemList } from './problem-list.js';
@@ -134,7 +135,15 @@ export class ImportChecks {
     const unresolved = (table: string): string =>
       `s.enterprise_id IN (SELECT w.id FROM (SELECT DISTINCT enterprise_id AS id FROM ${table}
                                          WHERE enterprise_id IS NOT NULL) w
-                            WHERE NOT EXISTS (SELECT 1 FROM enterprises e WHERE e.id = w.id) ${inFile})`;
+                            WHERE NOT EXISTS (SELECT 1 FROM enterprises e WHERE e.id = w.id AND ${realEnterprise('e')})
+                              ${inFile})`;
+    if (this.staged('enterprises')) {
+      await this.check(
+        `SELECT s.ord AS o1, 0 AS o2, 0 AS o3, 'enterprises[' || s.ord || '].id' AS path,
+                'is reserved for the records of no enterprise' AS message
+           FROM import_enterprises s WHERE s.id = '${NO_ENTERPRISE}'`,
+      );
+    }
     if (this.staged('memberships')) {
       await this.check(
         `SELECT s.user_ord AS o1, s.ord AS o2, 0 AS o3,

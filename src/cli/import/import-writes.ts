@@ -1,3 +1,4 @@
+import { storedEnterprise } from '../../database/no-enterprise.js';
 import { selectRows, type SqlExecutor } from '../../database/sql.js';
 import type { ImportSection } from './import-schema.js';
 import { ENTITY_SECTIONS } from './entity-sections.js';
@@ -25,6 +26,14 @@ export interface SectionCounts {
   updated: number;
 }
 export type ImportCounts = Record<ImportSection, SectionCounts>;
+
+/**
+ * A staged column as it is stored: a record the file gives no enterprise (and its rows) is kept
+ * under the reserved one (src/database/no-enterprise.ts), and compared as such, so importing the
+ * file again changes nothing.
+ */
+const fromStage = (column: string): string =>
+  column === 'enterprise_id' ? storedEnterprise('s.enterprise_id') : `s.${column}`;
 
 /** Sections whose records own other rows; a change to those rows alone updates the record. */
 type OwningSection = 'users' | OwnerSection;
@@ -137,7 +146,7 @@ export class ImportWrites {
     const names = target.columns.map((c) => c.name);
     await this.db.query(
       `INSERT INTO ${target.table} (id, ${names.join(', ')}, created_at, updated_at)
-       SELECT s.id, ${names.map((n) => `s.${n}`).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
+       SELECT s.id, ${names.map(fromStage).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
          FROM import_${stage} AS s`,
     );
     return { created: this.stagedCount(stage), updated: 0 };
@@ -162,19 +171,19 @@ export class ImportWrites {
       this.db,
       `WITH changed AS (
          UPDATE ${table} AS t
-            SET ${names.map((n) => `${n} = s.${n}`).join(', ')},
+            SET ${names.map((n) => `${n} = ${fromStage(n)}`).join(', ')},
                 created_at = COALESCE(s.created_at, t.created_at),
                 updated_at = COALESCE(s.updated_at, now())
            FROM ${stage} AS s
           WHERE t.id = s.id
-            AND ((${names.map((n) => `t.${n}`).join(', ')}) IS DISTINCT FROM (${names.map((n) => `s.${n}`).join(', ')})
+            AND ((${names.map((n) => `t.${n}`).join(', ')}) IS DISTINCT FROM (${names.map(fromStage).join(', ')})
                  OR (s.created_at IS NOT NULL AND s.created_at IS DISTINCT FROM t.created_at)
                  OR (s.updated_at IS NOT NULL AND s.updated_at IS DISTINCT FROM t.updated_at))
          RETURNING ${returning}
        ),
        inserted AS (
          INSERT INTO ${table} (id, ${names.join(', ')}, created_at, updated_at)
-         SELECT s.id, ${names.map((n) => `s.${n}`).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
+         SELECT s.id, ${names.map(fromStage).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
            FROM ${stage} AS s
           WHERE NOT EXISTS (SELECT 1 FROM ${table} AS t WHERE t.id = s.id)
          RETURNING ${returning.replaceAll('t.', '')}
@@ -278,19 +287,19 @@ export class ImportWrites {
         : `UNION ALL SELECT 'organisations', organisation_id FROM changed WHERE organisation_id IS NOT NULL ${addedTo('organisations', 'organisation_id')}`;
     return `WITH changed AS (
          UPDATE ${table} AS t
-            SET ${names.map((n) => `${n} = s.${n}`).join(', ')},
+            SET ${names.map((n) => `${n} = ${fromStage(n)}`).join(', ')},
                 created_at = COALESCE(s.created_at, t.created_at),
                 updated_at = COALESCE(s.updated_at, now())
            FROM import_${table} AS s
           WHERE t.id = s.id
-            AND ((${names.map((n) => `t.${n}`).join(', ')}) IS DISTINCT FROM (${names.map((n) => `s.${n}`).join(', ')})
+            AND ((${names.map((n) => `t.${n}`).join(', ')}) IS DISTINCT FROM (${names.map(fromStage).join(', ')})
                  OR (s.created_at IS NOT NULL AND s.created_at IS DISTINCT FROM t.created_at)
                  OR (s.updated_at IS NOT NULL AND s.updated_at IS DISTINCT FROM t.updated_at))
          RETURNING ${ownerColumns}
        ),
        inserted AS (
          INSERT INTO ${table} (id, ${names.join(', ')}, created_at, updated_at)
-         SELECT s.id, ${names.map((n) => `s.${n}`).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
+         SELECT s.id, ${names.map(fromStage).join(', ')}, COALESCE(s.created_at, now()), COALESCE(s.updated_at, now())
            FROM import_${table} AS s
           WHERE NOT EXISTS (SELECT 1 FROM ${table} AS t WHERE t.id = s.id)
          RETURNING ${ownerColumns.replaceAll('t.', '')}

@@ -1,4 +1,4 @@
-import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { RecordTimestampColumn, VarcharColumn } from '../../database/columns.js';
 import { Person } from './person.entity.js';
 
@@ -12,11 +12,9 @@ import { Person } from './person.entity.js';
 })
 export class Financial {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  /** The person's enterprise (none when the person has none). */
-  @Column('uuid', { nullable: true }) enterpriseId!: string | null;
-  @Column('uuid')
-  @ForeignKey(() => Person, { onDelete: 'CASCADE' })
-  personId!: string;
+  /** The person's enterprise; the composite reference keeps them equal. */
+  @PrimaryColumn('uuid') enterpriseId!: string;
+  @Column('uuid') personId!: string;
   @VarcharColumn() type!: string;
   /** numeric(14,2), kept as the decimal string PostgreSQL returns. */
   @Column('numeric', { precision: 14, scale: 2 }) amount!: string;

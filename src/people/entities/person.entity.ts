@@ -1,4 +1,4 @@
-import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { RecordTimestampColumn, VarcharColumn } from '../../database/columns.js';
 import { Enterprise } from '../../enterprises/enterprise.entity.js';
 
@@ -8,9 +8,10 @@ import { Enterprise } from '../../enterprises/enterprise.entity.js';
 @Unique(['enterpriseId', 'id'])
 export class Person {
   @PrimaryGeneratedColumn('uuid') id!: string;
-  @Column('uuid', { nullable: true })
+  /** NO_ENTERPRISE for a record of no enterprise (src/database/no-enterprise.ts). */
+  @PrimaryColumn('uuid')
   @ForeignKey(() => Enterprise, { onDelete: 'CASCADE' })
-  enterpriseId!: string | null;
+  enterpriseId!: string;
   @VarcharColumn({ nullable: true }) title!: string | null;
   /** AES-256-GCM with APP_KEY; see FieldCipher. */
   @Column('text', { nullable: true }) firstNameEncrypted!: string | null;
