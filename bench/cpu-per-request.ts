@@ -56,12 +56,21 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
  * from before limits existed reads the same token as a full one.
  */
 const TOKEN_ABILITIES = process.env.BENCH_TOKEN_ABILITIES?.split(',').map((ability) => ability.trim());
-/** `BENCH_CPU_PARTS=page`, `feed` or `lead` (a lead's retrieve): measure only those. */
+/**
+ * `BENCH_CPU_PARTS=page`, `feed`, `lead` (a lead's retrieve) or `paths` (each GET path of
+ * `BENCH_CPU_PATHS`, comma-separated, e.g. `/api/v2/organisations,/api/v1/people?page=1`):
+ * measure only those.
+ */
 const PARTS = new Set((process.env.BENCH_CPU_PARTS ?? 'page,feed,lead').split(',').map((part) => part.trim()));
 for (const part of PARTS) {
-  if (part !== 'page' && part !== 'feed' && part !== 'lead')
-    throw new Error(`BENCH_CPU_PARTS: unknown ${part} (page, feed, lead)`);
+  if (part !== 'page' && part !== 'feed' && part !== 'lead' && part !== 'paths')
+    throw new Error(`BENCH_CPU_PARTS: unknown ${part} (page, feed, lead, paths)`);
 }
+const PATHS = (process.env.BENCH_CPU_PATHS ?? '')
+  .split(',')
+  .map((path) => path.trim())
+  .filter((path) => path !== '');
+if (PARTS.has('paths') && PATHS.length === 0) throw new Error('BENCH_CPU_PARTS=paths needs BENCH_CPU_PATHS');
 
 interface Measured {
   cpuMsPerRequest: number;
@@ -275,6 +284,16 @@ async function main(): Promise<void> {
       const besidePrevious = previousLines('Lead retrieve', compared);
       rows.push(
         `| lead retrieve (service) | ${compared.ours.cpuMsPerRequest.toFixed(2)} | ${compared.ours.databaseCpuMsPerRequest.toFixed(2)} | ${compared.ours.bytes} |`,
+        ...besidePrevious.rows,
+      );
+      summary.push(...besidePrevious.summary);
+    }
+    for (const path of PARTS.has('paths') ? PATHS : []) {
+      // v1 names the enterprise in its own header.
+      const compared = await measureAgainst(service, previous, path, { ...headers, enterpriseid: data.enterpriseId });
+      const besidePrevious = previousLines(`GET ${path}`, compared);
+      rows.push(
+        `| GET ${path} (service) | ${compared.ours.cpuMsPerRequest.toFixed(2)} | ${compared.ours.databaseCpuMsPerRequest.toFixed(2)} | ${compared.ours.bytes} |`,
         ...besidePrevious.rows,
       );
       summary.push(...besidePrevious.summary);

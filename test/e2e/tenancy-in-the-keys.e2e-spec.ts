@@ -4,7 +4,9 @@ import { NO_ENTERPRISE } from '../../src/database/no-enterprise.js';
 import { selectRows } from '../../src/database/sql.js';
 import { sqlStateOf } from '../../src/database/sql-state.js';
 import { importDocument } from '../../src/cli/import/importer.js';
-import { importFixture } from '../helpers/fixtures.js';
+import { importFixture, type ImportDocument } from '../helpers/fixtures.js';
+import { importReferencesOf } from '../../src/cli/import/import-references.js';
+import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { twoTenants, type TenantRecords } from '../helpers/two-tenants.js';
 
@@ -25,10 +27,12 @@ describe('tenancy in the keys', () => {
   let own: TenantRecords;
   let foreign: TenantRecords;
   let references: Reference[];
+  let fixtureDoc: ImportDocument;
 
   beforeAll(async () => {
     t = await createTestApp();
     const fixture = twoTenants();
+    fixtureDoc = fixture.doc;
     own = fixture.own;
     foreign = fixture.foreign;
     await importFixture(t, fixture.doc);
@@ -197,6 +201,31 @@ describe('tenancy in the keys', () => {
       foreign.enterpriseId,
     ]);
     expect(await enterpriseOf('addresses', 'organisation_id', company)).toEqual([foreign.enterpriseId]);
+  });
+
+  it("refuses, through the importer, every reference to another enterprise's record, at its field", async () => {
+    // Every same-enterprise reference a resource's entity declares (so a new one is covered): the
+    // fixture's own record pointed at the other enterprise's record, imported alone.
+    const checked: string[] = [];
+    for (const resource of TENANT_RESOURCES) {
+      for (const reference of importReferencesOf(resource).filter((r) => r.sameEnterprise)) {
+        const record = fixtureDoc[resource.path]?.find((r) => r.id === own.ids[resource.path]);
+        const target = foreign.ids[reference.section];
+        expect({ section: resource.path, record: record !== undefined, target: target !== undefined }).toEqual({
+          section: resource.path,
+          record: true,
+          target: true,
+        });
+        const outcome = await importDocument(t.dataSource, t.cipher, {
+          [resource.path]: [{ ...record, [reference.column]: target }],
+        });
+        expect(outcome.ok ? [] : outcome.problems).toEqual([
+          `${resource.path}[0].${reference.column}: the ${reference.noun} belongs to another enterprise`,
+        ]);
+        checked.push(`${resource.path}.${reference.column}`);
+      }
+    }
+    expect(checked).toContain('quotes.application_id');
   });
 
   it("imports a person's rows with the person's enterprise", async () => {
