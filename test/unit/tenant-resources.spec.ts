@@ -8,12 +8,23 @@ import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 
 describe('the resource descriptors', () => {
   it('name each path, model, tag and change type once', () => {
-    for (const key of ['path', 'model', 'changeType'] as const) {
-      const values = TENANT_RESOURCES.map((resource) => resource[key]).filter((value) => value !== undefined);
-      expect(new Set(values).size).toBe(values.length);
+    const uses = new Map<string, string[]>();
+    for (const resource of TENANT_RESOURCES) {
+      for (const [what, value] of [
+        ['path', resource.path],
+        ['model', resource.model],
+        ['tag', resource.tag.name],
+        ['change type', resource.changeType],
+      ] as const) {
+        if (value === undefined) continue;
+        const key = `${what} ${value}`;
+        uses.set(key, [...(uses.get(key) ?? []), resource.path]);
+      }
     }
-    const tags = TENANT_RESOURCES.map((resource) => resource.tag.name);
-    expect(new Set(tags).size).toBe(tags.length);
+    const twice = [...uses]
+      .filter(([, paths]) => paths.length > 1)
+      .map(([key, paths]) => `${key} is used by ${paths.join(' and ')}: give each descriptor its own`);
+    expect(twice).toEqual([]);
   });
 
   it('each have a response schema of their own for the documents', () => {
@@ -29,8 +40,18 @@ describe('the resource descriptors', () => {
   });
 
   it('give the change feed a resource for every type it lists', () => {
-    const typed = TENANT_RESOURCES.flatMap((resource) => (resource.changeType ? [resource.changeType] : []));
-    expect([...typed].sort()).toEqual([...CHANGE_TYPES].sort());
+    const typed = new Set(TENANT_RESOURCES.flatMap((resource) => (resource.changeType ? [resource.changeType] : [])));
+    const problems = [
+      ...CHANGE_TYPES.filter((type) => !typed.has(type)).map(
+        (type) =>
+          `change type ${type}: no descriptor of TENANT_RESOURCES has it; list the resource's descriptor in ` +
+          `TENANT_RESOURCES (src/resources/tenant-resources.ts), or remove the type from CHANGE_TYPES`,
+      ),
+      ...[...typed]
+        .filter((type) => !CHANGE_TYPES.includes(type))
+        .map((type) => `change type ${type}: add it to CHANGE_TYPES (src/changes/change-types.ts)`),
+    ];
+    expect(problems).toEqual([]);
   });
 
   it('join the change feed, or say why not', () => {

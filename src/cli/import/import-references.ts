@@ -55,7 +55,7 @@ export function importReferencesOf(resource: TenantResource): ImportReference[] 
     if (!target) {
       throw new Error(
         `${resource.path}.${naming.columnName(property, undefined, [])}: refers to a table that is not a resource's; ` +
-          'the importer checks references to resources only',
+          'the importer checks references to resources only (is its descriptor listed in TENANT_RESOURCES, src/resources/tenant-resources.ts?)',
       );
     }
     references.push({
