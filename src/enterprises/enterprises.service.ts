@@ -2,6 +2,7 @@ import { ForbiddenException, Injectable } from '@nestjs/common';
 import { ErrorMessages } from '../common/http/error-messages.js';
 import { RecordNotFoundException } from '../common/http/record-not-found.exception.js';
 import { PoolReader } from '../database/pool-reader.js';
+import { realEnterprise } from '../database/no-enterprise.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { presentEnterprise, type EnterpriseRecord, type EnterpriseRow } from './enterprise.presenter.js';
 
@@ -16,7 +17,7 @@ export async function findEnterpriseForUser(
   const [row] = await selectRows<EnterpriseRow & { member: boolean }>(
     db,
     `SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM memberships m WHERE m.enterprise_id = e.id AND m.user_id = $2) AS member
-       FROM enterprises e WHERE e.id = $1`,
+       FROM enterprises e WHERE e.id = $1 AND ${realEnterprise('e')}`,
     [id, userId],
   );
   return row;

@@ -105,6 +105,31 @@ describe('records of no enterprise', () => {
     }
   });
 
+  it('answers for the reserved enterprise exactly what it answers for an enterprise that does not exist', async () => {
+    const unknown = randomUUID();
+    for (const version of ['v1', 'v2'] as const) {
+      const answer = async (id: string) => {
+        const record = await t.app.inject({
+          method: 'GET',
+          url: `/api/${version}/enterprises/${id}`,
+          headers: apiHeaders(version, token),
+        });
+        const list = await t.app.inject({
+          method: 'GET',
+          url: `/api/${version}/people`,
+          headers: apiHeaders(version, token, id),
+        });
+        return {
+          record: { status: record.statusCode, body: record.body.replaceAll(id, '{id}') },
+          list: { status: list.statusCode, body: list.body.replaceAll(id, '{id}') },
+        };
+      };
+      const reserved = await answer(NO_ENTERPRISE);
+      expect(reserved).toEqual(await answer(unknown));
+      expect({ version, record: reserved.record.status }).toEqual({ version, record: 404 });
+    }
+  });
+
   it('exports them with enterprise_id null, and the reserved enterprise in no export', async () => {
     const all = await exported();
     expect(all.people?.find((p) => p.id === person)?.enterprise_id).toBeNull();
