@@ -146,8 +146,7 @@ describe('records of no enterprise', () => {
 
   it('refuses a file that names the reserved enterprise, at the field, writing nothing', async () => {
     const named = randomUUID();
-    const outcome = await importDocument(t.dataSource, t.cipher, {
-      enterprises: [{ id: NO_ENTERPRISE, name: 'Taken over' }],
+    const namingIt = {
       users: [
         {
           id: randomUUID(),
@@ -158,22 +157,15 @@ describe('records of no enterprise', () => {
         },
       ],
       people: [{ id: named, enterprise_id: NO_ENTERPRISE, last_name: 'Named' }],
+    };
+    const outcome = await importDocument(t.dataSource, t.cipher, {
+      enterprises: [{ id: NO_ENTERPRISE, name: 'Taken over' }],
+      ...namingIt,
     });
     expect(outcome.ok ? [] : outcome.problems).toEqual([
       'enterprises[0].id: is reserved for the records of no enterprise',
     ]);
-    const without = await importDocument(t.dataSource, t.cipher, {
-      users: [
-        {
-          id: randomUUID(),
-          name: 'Sneaky',
-          email: `sneaky-${named}@example.com`,
-          password: 'a long enough password',
-          enterprise_ids: [NO_ENTERPRISE],
-        },
-      ],
-      people: [{ id: named, enterprise_id: NO_ENTERPRISE, last_name: 'Named' }],
-    });
+    const without = await importDocument(t.dataSource, t.cipher, namingIt);
     expect(without.ok ? [] : without.problems).toEqual([
       `users[0].enterprise_ids[0]: no enterprise has the id ${NO_ENTERPRISE}`,
       `people[0].enterprise_id: no enterprise has the id ${NO_ENTERPRISE}`,
