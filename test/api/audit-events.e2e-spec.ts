@@ -272,6 +272,17 @@ describe('the audit trail', () => {
         ...(file as unknown as { users: { enterprise_ids: string[] }[] }).users.flatMap((u) => u.enterprise_ids),
       ]);
       expect(counted[0]?.n).toBe((stored[0]?.n ?? 0) + named.size);
+
+      // An entry whose id is stored, even under another enterprise, is never changed or doubled.
+      const first = inFile[0];
+      const moved = { ...first, enterprise_id: suite.tenant.otherEnterpriseId, target_type: 'changed' };
+      writeFileSync(join(dir, 'moved.json'), JSON.stringify({ audit_events: [moved] }));
+      expect((await runCli(['import', join(dir, 'moved.json')], { env })).code).toBe(0);
+      expect(
+        await selectRows(suite.t.dataSource, `SELECT enterprise_id, target_type FROM audit_events WHERE id = $1`, [
+          first?.id,
+        ]),
+      ).toEqual([{ enterprise_id: first?.enterprise_id, target_type: first?.target_type }]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

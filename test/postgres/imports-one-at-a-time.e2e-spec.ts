@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { IMPORT_LOCK, importDocument } from '../../src/cli/import/importer.js';
+import { IMPORT_LOCK, importStream } from '../../src/cli/import/importer.js';
 import { selectRows } from '../../src/database/sql.js';
 import { importFixture, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -45,12 +45,14 @@ describe('imports run one at a time', () => {
         [id, tenant.enterpriseId],
       );
       let finished = false;
-      const second = importDocument(t.dataSource, t.cipher, application(id, tenant.otherEnterpriseId)).then(
-        (outcome) => {
-          finished = true;
-          return outcome;
-        },
-      );
+      // Its progress says why it waits (what an operator sees on the import's progress line).
+      const phases: string[] = [];
+      const progress = { phase: (name: string) => phases.push(name), addRecords: () => {}, finish: () => {} };
+      const file = JSON.stringify(application(id, tenant.otherEnterpriseId));
+      const second = importStream(t.dataSource, t.cipher, () => [file], progress).then((outcome) => {
+        finished = true;
+        return outcome;
+      });
       let waiting = 0;
       for (let i = 0; i < 100 && waiting === 0; i++) {
         const [row] = await selectRows<{ waiting: number }>(
@@ -64,6 +66,7 @@ describe('imports run one at a time', () => {
       }
       expect(waiting).toBe(1);
       expect(finished).toBe(false);
+      expect(phases.at(-1)).toBe('waiting for another import to finish');
       await first.query('COMMIT');
       expect((await second).ok).toBe(true);
     } finally {
