@@ -9,7 +9,7 @@ export const LEADS: TenantResource<LeadRow, LeadRecord> = {
   path: 'leads',
   model: 'Lead',
   changeType: 'lead',
-  tag: { name: 'Leads', description: 'The one writable resource: list, retrieve, create and update.' },
+  tag: { name: 'Leads', description: 'Sales leads: list, retrieve, create and update.' },
   entity: Lead,
   list: {
     id: 'listLeads',
