@@ -115,13 +115,19 @@ describe('import sections', () => {
       recordOf: () => undefined,
       text: (column: string, n: number) => `${column} ${n}`,
     };
+    // A reference is given a record (a required one left null would be refused, rightly).
+    const withRecords = { ...values, recordOf: () => '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a13' };
+    const refused: string[] = [];
     for (const resource of TENANT_RESOURCES.filter((r) => r.importSection === 'entity')) {
       const section = entitySection(resource);
       for (const n of [0, 1, 2]) {
-        const sample = { id: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a11', ...section.sample(n, values) };
-        expect({ section: section.name, n, ...section.record.safeParse(sample) }).toMatchObject({ success: true });
+        const sample = { id: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a11', ...section.sample(n, withRecords) };
+        const parsed = section.record.safeParse(sample);
+        for (const issue of parsed.success ? [] : parsed.error.issues)
+          refused.push(`${section.name} sample ${n}, ${issue.path.join('.')}: ${issue.message}`);
       }
     }
+    expect(refused).toEqual([]);
     const chores = { ...APPLICATIONS, path: 'chores', entity: Chore, rows: { ...APPLICATIONS.rows, table: 'chores' } };
     const samples = [0, 1, 2].map((n) => entitySection(chores).sample(n, values));
     expect(samples).toEqual(
