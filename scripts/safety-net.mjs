@@ -102,6 +102,30 @@ const MISTAKES = [
     names: ['applications.contract_number', 'give its field { nullable: true }'],
   },
   {
+    mistake: 'a type rule left off a written field',
+    edits: [
+      {
+        file: 'src/leads/dto/lead-v2.input.ts',
+        from: '@Required() @IsText() @MaxChars(NAME_MAX_CHARS) @IsStorable() title?: unknown;',
+        to: '@Required() @MaxChars(NAME_MAX_CHARS) @IsStorable() title?: unknown;',
+      },
+    ],
+    tests: ['test/api/writable-resources.e2e-spec.ts'],
+    names: ['v2 POST /leads, title', 'give the field its rule in the input class'],
+  },
+  {
+    mistake: 'a create that does not apply the Idempotency-Key',
+    edits: [
+      {
+        file: 'src/leads/v2/leads.controller.ts',
+        from: 'this.writes.run(write, (db) => this.leads.create(',
+        to: 'this.writes.run({ ...write, keyHeader: undefined }, (db) => this.leads.create(',
+      },
+    ],
+    tests: ['test/api/writable-resources.e2e-spec.ts'],
+    names: ['v2 POST /leads twice with one Idempotency-Key', 'this.writes.run(write'],
+  },
+  {
     mistake: 'a descriptor left out of TENANT_RESOURCES',
     edits: [{ file: 'src/resources/tenant-resources.ts', from: ' APPLICATIONS,', to: '' }],
     tests: ['test/unit/tenant-resources.spec.ts'],

@@ -336,7 +336,7 @@ export interface WriteTarget {
 }
 
 /** Every property a body schema names, with its own schema, and the names it requires anywhere. */
-function schemaProperties(schema: JsonSchema): { properties: Map<string, JsonSchema>; required: Set<string> } {
+export function schemaProperties(schema: JsonSchema): { properties: Map<string, JsonSchema>; required: Set<string> } {
   const out = new Map<string, JsonSchema>();
   const required = new Set<string>();
   const stack: unknown[] = [schema];

@@ -1,4 +1,4 @@
-import { writableAtAll, writableIn } from '../../src/resources/tenant-resource.js';
+import { writableAtAll } from '../../src/resources/tenant-resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -11,10 +11,10 @@ import {
   writeRequest,
   type FuzzRequest,
   type FuzzWorld,
-  type JsonSchema,
   type WriteTarget,
 } from '../helpers/fuzz-arbitraries.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { writeTargets } from '../helpers/write-targets.js';
 import { twoTenants } from '../helpers/two-tenants.js';
 
 /**
@@ -93,26 +93,6 @@ async function rowsOf(table: string): Promise<Map<string, string>> {
   return new Map(rows.map((r) => [r.id, r.json]));
 }
 
-/** Every version's writes of every writable resource, with the create body the served document gives. */
-async function writeTargets(): Promise<WriteTarget[]> {
-  const targets: WriteTarget[] = [];
-  for (const version of ['v1', 'v2'] as const) {
-    const res = await t.app.inject({ method: 'GET', url: `/api/${version}/openapi.json` });
-    const document = res.json<{ paths: Record<string, Record<string, JsonSchema>>; components: JsonSchema }>();
-    const schemas = (document.components.schemas ?? {}) as Record<string, JsonSchema>;
-    for (const resource of TENANT_RESOURCES.filter((r) => writableIn(r, version))) {
-      const body = document.paths[`/api/${version}/${resource.path}`]?.post?.requestBody as JsonSchema | undefined;
-      const schema = (body?.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']
-        ?.schema;
-      const ref = typeof schema?.$ref === 'string' ? schema.$ref.split('/').pop() : undefined;
-      const input = ref === undefined ? schema : schemas[ref];
-      if (!input) throw new Error(`${version} ${resource.path} is writable but its document has no create body`);
-      targets.push({ version, path: resource.path, input });
-    }
-  }
-  return targets;
-}
-
 async function tokenCount(): Promise<number> {
   const [row] = await selectRows<{ n: number }>(t.dataSource, `SELECT count(*)::int AS n FROM access_tokens`);
   return row?.n ?? 0;
@@ -185,7 +165,7 @@ describe(`API fuzzing (${RUNS} cases per property)`, () => {
       foreignToken: await loginToken(t.app, foreign.user.email, foreign.user.password),
     };
     for (const { table } of WRITABLE) rowsBefore.set(table, await rowsOf(table));
-    targets = await writeTargets();
+    targets = await writeTargets(t.app);
     for (const table of UNCHANGED_TABLES) digestsBefore.set(table, await tableDigest(table));
     tokensBefore = await tokenCount();
   });
