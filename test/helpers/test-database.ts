@@ -80,19 +80,40 @@ async function keptShape(client: pg.Client): Promise<string | null> {
   return rows[0]?.shape ?? null;
 }
 
+/** Where the rows the migrations wrote (the reserved enterprise, say) are kept, beside the schema. */
+const KEPT = 'test_migrations_rows';
+
+/** A copy of every table the migrations left rows in, taken once they have run. */
+async function keepMigrationRows(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT format('%I', tablename) AS name FROM pg_tables
+      WHERE schemaname = 'public' AND tablename <> 'typeorm_migrations'`,
+  );
+  await client.query(`DROP SCHEMA IF EXISTS ${KEPT} CASCADE`);
+  await client.query(`CREATE SCHEMA ${KEPT}`);
+  for (const { name } of rows) {
+    const { rows: found } = await client.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${name}) AS any`);
+    if (found[0]?.any) await client.query(`CREATE TABLE ${KEPT}.${name} AS SELECT * FROM public.${name}`);
+  }
+}
+
 /**
  * Every table but the migrations' emptied and its sequences restarted, with triggers off (a
- * TRUNCATE moves list versions otherwise): the state the migrations leave, which writes no rows
- * of its own.
+ * TRUNCATE moves list versions otherwise), then the rows the migrations wrote put back: the
+ * state the migrations leave.
  */
 async function emptyTables(client: pg.Client): Promise<void> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT format('%I', tablename) AS name FROM pg_tables
       WHERE schemaname = 'public' AND tablename <> 'typeorm_migrations'`,
   );
+  const { rows: kept } = await client.query<{ name: string }>(
+    `SELECT format('%I', tablename) AS name FROM pg_tables WHERE schemaname = '${KEPT}'`,
+  );
   await client.query('BEGIN');
   await client.query(`SET LOCAL session_replication_role = replica`);
   await client.query(`TRUNCATE ${rows.map((row) => row.name).join(', ')} RESTART IDENTITY CASCADE`);
+  for (const { name } of kept) await client.query(`INSERT INTO public.${name} SELECT * FROM ${KEPT}.${name}`);
   await client.query('COMMIT');
 }
 
@@ -113,11 +134,13 @@ async function resetEmbedded(url: string, migrate: boolean): Promise<void> {
       }
     }
     await client.query('DROP SCHEMA public CASCADE');
+    await client.query(`DROP SCHEMA IF EXISTS ${KEPT} CASCADE`);
     await client.query('CREATE SCHEMA public');
     if (!migrate) return;
     const dataSource = await openDataSource({ url, poolMax: 1 });
     await runMigrations(dataSource);
     await dataSource.destroy();
+    await keepMigrationRows(client);
     const shape = await shapeOf(client);
     if (shape !== undefined) await client.query(`COMMENT ON SCHEMA public IS '${shape}'`);
   } finally {
