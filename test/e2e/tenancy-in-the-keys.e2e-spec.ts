@@ -281,6 +281,26 @@ describe('tenancy in the keys', () => {
       expect({ table: k.table, first: k.key[0] }).toEqual({ table: k.table, first: 'id' });
   });
 
+  it("refuses a signing document whose provider's id another enterprise's document has (the database keys the pair per enterprise)", async () => {
+    const external = `pair-${randomUUID()}`;
+    const document = (enterpriseId: string) => ({
+      signing_documents: [
+        { id: randomUUID(), enterprise_id: enterpriseId, provider: 'a', external_id: external, status: 'sent' },
+      ],
+    });
+    expect((await importDocument(t.dataSource, t.cipher, document(own.enterpriseId))).ok).toBe(true);
+    const second = await importDocument(t.dataSource, t.cipher, document(foreign.enterpriseId));
+    expect(second.ok ? [] : second.problems).toEqual([
+      'signing_documents[0].external_id: is already used by another provider a document',
+    ]);
+    const [stored] = await selectRows<{ n: number }>(
+      t.dataSource,
+      `SELECT count(*)::int AS n FROM signing_documents WHERE provider = 'a' AND external_id = $1`,
+      [external],
+    );
+    expect(stored?.n).toBe(1);
+  });
+
   it('keeps one record per id: an application imported into another enterprise moves there', async () => {
     const id = randomUUID();
     const application = (enterpriseId: string) => ({
