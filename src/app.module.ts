@@ -1,4 +1,5 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { TENANT_RESOURCES } from './resources/tenant-resources.js';
 import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from './config/app-config.js';
@@ -15,7 +16,6 @@ import { AccessGuard } from './common/access/access.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { EnterprisesModule } from './enterprises/enterprises.module.js';
 import { IdempotencyModule } from './idempotency/idempotency.module.js';
-import { LeadsModule } from './leads/leads.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { ChangesModule } from './changes/changes.module.js';
 import { ResourcesModule } from './resources/resources.module.js';
@@ -44,7 +44,10 @@ export class AppModule {
         EnterprisesModule,
         ResourcesModule,
         IdempotencyModule,
-        LeadsModule,
+        // The writable resources' controllers, named by their descriptors.
+        ...TENANT_RESOURCES.flatMap((resource) =>
+          resource.writeModule ? [resource.writeModule().then((module) => ({ module: module as Type }))] : [],
+        ),
         ChangesModule,
         WebhookEndpointsModule,
         AuditModule,

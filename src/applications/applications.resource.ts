@@ -12,6 +12,7 @@ export const APPLICATIONS: TenantResource<ApplicationRow, ApplicationRecord> = {
   importSection: 'entity',
   tag: { name: 'Applications', description: 'Finance applications. Read-only.' },
   entity: Application,
+  responseSchema: () => import('./application.schema.js').then((m) => m.ApplicationSchema),
   list: {
     id: 'listApplications',
     summary: 'List applications',

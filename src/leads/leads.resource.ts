@@ -11,6 +11,8 @@ export const LEADS: TenantResource<LeadRow, LeadRecord> = {
   changeType: 'lead',
   tag: { name: 'Leads', description: 'Sales leads: list, retrieve, create and update.' },
   entity: Lead,
+  responseSchema: () => import('./lead.schema.js').then((m) => m.LeadSchema),
+  writeModule: () => import('./leads.module.js').then((m) => m.LeadsModule),
   list: {
     id: 'listLeads',
     summary: 'List leads',

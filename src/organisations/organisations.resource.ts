@@ -10,6 +10,7 @@ export const ORGANISATIONS: TenantResource<OrganisationRow, OrganisationRecord> 
   changeType: 'organisation',
   tag: { name: 'Organisations', description: 'Legal entities. Read-only.' },
   entity: Organisation,
+  responseSchema: () => import('./organisation.schema.js').then((m) => m.OrganisationSchema),
   list: {
     id: 'listOrganisations',
     summary: 'List organisations',

@@ -9,6 +9,7 @@ export const PEOPLE: TenantResource<PersonRow | PlainPersonRow, PersonJson> = {
   changeType: 'person',
   tag: { name: 'People', description: 'Natural persons. Read-only.' },
   entity: Person,
+  responseSchema: () => import('./person.schema.js').then((m) => m.PersonSchema),
   list: {
     id: 'listPeople',
     summary: 'List people',

@@ -11,6 +11,7 @@ export const QUOTES: TenantResource<QuoteRow, QuoteRecord> = {
   changeType: 'quote',
   tag: { name: 'Quotes', description: 'Finance scenarios of an application. Read-only.' },
   entity: Quote,
+  responseSchema: () => import('./quote.schema.js').then((m) => m.QuoteSchema),
   list: {
     id: 'listQuotes',
     summary: 'List quotes',

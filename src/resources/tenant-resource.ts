@@ -23,13 +23,14 @@ export interface OperationText {
   readonly answer: string;
 }
 
+/** A class loaded only when asked for: response schemas and write modules load @nestjs/swagger and @nestjs/core. */
+export type LoadClass = () => Promise<abstract new (...args: never[]) => unknown>;
+
 /**
  * One resource of an enterprise, as every layer sees it: the routes and documents derive their
- * paths, tags and operations from it (its response schema class is listed beside the documents,
- * in src/openapi/resource-schemas.ts, so the CLI never loads them); the reads, the change feed
- * and the ETags their SQL and types; the importer its reference checks; the shared tests their
- * matrix. Adding a resource is writing one of these, adding it to TENANT_RESOURCES and its schema
- * to the documents' list (docs/extending.md).
+ * paths, tags and operations from it; the reads, the change feed and the ETags their SQL and
+ * types; the importer its reference checks; the shared tests their matrix. Adding a resource is
+ * writing one of these and adding it to TENANT_RESOURCES (docs/extending.md).
  */
 export interface TenantResource<
   Row extends { id: string } = { id: string },
@@ -54,6 +55,12 @@ export interface TenantResource<
   readonly tag: { readonly name: string; readonly description: string };
   /** The TypeORM entity of its table: the one place its columns are declared (ENTITIES lists it). */
   readonly entity: abstract new () => unknown;
+  /**
+   * Its response schema class (v1's is derived from it by the casing), loaded by the documents
+   * only: `() => import('./note.schema.js').then((m) => m.NoteSchema)`. Schema classes load
+   * @nestjs/swagger, half a second of every CLI command's start, and the CLI never documents a route.
+   */
+  readonly responseSchema: LoadClass;
   readonly list: OperationText;
   readonly retrieve: OperationText & { readonly otherEnterprise?: string };
   /** Where rows come from and how many an enterprise has. */
@@ -73,10 +80,22 @@ export interface TenantResource<
    */
   readonly importSection?: 'entity';
   /**
+   * Makes a derived sample record (test fixture, demo data) valid where the entity alone cannot
+   * tell how: a CHECK over several columns that is not an order of two (`ends_at > starts_at`
+   * the samples satisfy by themselves). Given the n-th derived record, returns it changed.
+   */
+  readonly validSample?: (record: Readonly<Record<string, unknown>>, n: number) => Record<string, unknown>;
+  /**
    * The versions whose writes the resource's own controllers serve (create and update, through
    * src/writes/): no read-only routes are generated for those versions. Absent: read-only in both.
    */
   readonly writable?: Writability;
+  /**
+   * The Nest module of its write controllers, loaded by the application module only (the CLI
+   * never serves a route): `() => import('./notes.module.js').then((m) => m.NotesModule)`.
+   * Required with `writable`.
+   */
+  readonly writeModule?: LoadClass;
 }
 
 /** Which versions a resource is written in: `{ v1: false, v2: true }` is read-only in v1. */

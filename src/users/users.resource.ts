@@ -10,6 +10,7 @@ export const USERS: TenantResource<UserRow, UserRecord> = {
   changeType: 'user',
   tag: { name: 'Users', description: 'Users of the enterprise in the header. Read-only.' },
   entity: User,
+  responseSchema: () => import('./user.schema.js').then((m) => m.UserSchema),
   list: {
     id: 'listUsers',
     summary: "List the enterprise's users",

@@ -333,6 +333,8 @@ export interface WriteTarget {
   readonly path: string;
   /** The create body's schema (its `properties`, in `allOf`/`anyOf` parts too, name the fields). */
   readonly input: JsonSchema;
+  /** The body fields that refer to another record, with the section (resource path) they point at. */
+  readonly references: Readonly<Record<string, string>>;
 }
 
 /** Every property a body schema names, with its own schema, and the names it requires anywhere. */
@@ -377,12 +379,16 @@ function plausibleValue(property: JsonSchema): fc.Arbitrary<unknown> {
  * A body of the target's fields (the required ones always there, up to four others; mostly
  * plausible values) and hostile extra keys.
  */
-function plausibleBody(input: JsonSchema): fc.Arbitrary<string> {
+function plausibleBody(
+  input: JsonSchema,
+  reference: (name: string) => fc.Arbitrary<unknown> | undefined,
+): fc.Arbitrary<string> {
   const { properties, required } = schemaProperties(input);
+  const value = (name: string, property: JsonSchema) => reference(name) ?? plausibleValue(property);
   const fields = Object.fromEntries(
     [...properties].map(([name, property]) => [
       name,
-      fc.oneof({ weight: 6, arbitrary: plausibleValue(property) }, { weight: 1, arbitrary: hostileScalar }),
+      fc.oneof({ weight: 6, arbitrary: value(name, property) }, { weight: 1, arbitrary: hostileScalar }),
     ]),
   );
   const optional = [...properties.keys()].filter((name) => !required.has(name));
@@ -397,13 +403,28 @@ function plausibleBody(input: JsonSchema): fc.Arbitrary<string> {
         Object.fromEntries(
           [...required].map((name) => {
             const property = properties.get(name);
-            return [name, property ? plausibleValue(property) : fc.constant('A value')];
+            return [name, property ? value(name, property) : fc.constant('A value')];
           }),
         ),
       ),
       fc.oneof(fc.constant({}), hostileObject(hostileScalar)),
     )
     .map(([some, requiredValues, extra]) => JSON.stringify({ ...extra, ...some, ...requiredValues }));
+}
+
+/**
+ * A value for a field that refers to a record of `section`: mostly the own enterprise's record (so
+ * writes with a real reference are stored), else the other enterprise's or an unknown id.
+ */
+function referenceValue(world: FuzzWorld, section: string | undefined): fc.Arbitrary<unknown> | undefined {
+  if (section === undefined) return undefined;
+  const own = world.own.ids[section];
+  const foreign = world.foreign.ids[section];
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constant(own ?? randomUUID()) },
+    { weight: 1, arbitrary: fc.constant(foreign ?? randomUUID()) },
+    { weight: 1, arbitrary: fc.uuid() },
+  );
 }
 
 /**
@@ -422,7 +443,13 @@ export function writeRequest(world: FuzzWorld, targets: readonly WriteTarget[]):
           fc.constant(world.foreign.ids[target.path] ?? randomUUID()),
           pathValue(world),
         ),
-        body: fc.oneof({ weight: 3, arbitrary: plausibleBody(target.input) }, { weight: 2, arbitrary: jsonText }),
+        body: fc.oneof(
+          {
+            weight: 3,
+            arbitrary: plausibleBody(target.input, (name) => referenceValue(world, target.references[name])),
+          },
+          { weight: 2, arbitrary: jsonText },
+        ),
         contentType: fc.oneof(
           { weight: 8, arbitrary: fc.constant('application/json') },
           { weight: 1, arbitrary: contentType },

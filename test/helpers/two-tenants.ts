@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ENTITY_SECTIONS } from '../../src/cli/import/entity-sections.js';
+import { orderRanks } from '../../src/database/column-order-checks.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import type { ImportDocument } from './fixtures.js';
 
@@ -222,7 +223,9 @@ export const SORTABLE_TYPE = /^(timestamp|date|numeric|integer|bigint)/;
  * Gives every date, time and number column of every tenant table the enterprise's records
  * distinct values, the newest record a middle one: a list ordered by any such column, up or
  * down, then disagrees with newest first, so the order checks see it. Derived from the schema,
- * so a new resource's `due_at` is covered without a line here. Columns whose constraints refuse
+ * so a new resource's `due_at` is covered without a line here; a column its entity's CHECKs put
+ * after another (`ends_at > starts_at`) gets its rank's hour, day or unit more, and one statement
+ * sets a table's columns together, so those CHECKs hold. Columns whose other constraints refuse
  * the values are left as they are (the order check names them).
  */
 export async function disagreeWithNewestFirst(
@@ -231,6 +234,8 @@ export async function disagreeWithNewestFirst(
   enterpriseId: string,
 ): Promise<void> {
   for (const table of tables) {
+    const entity = TENANT_RESOURCES.find((resource) => resource.rows.table === table)?.entity;
+    const ranks = entity ? orderRanks(entity) : new Map<string, number>();
     const columns = (await db.query(
       `SELECT column_name, data_type FROM information_schema.columns
         WHERE table_schema = 'public' AND table_name = $1 AND column_name NOT IN ('id', 'enterprise_id', 'created_at')`,
@@ -239,18 +244,25 @@ export async function disagreeWithNewestFirst(
     // The newest record gets rank 1, the next 2, the third 0, then 3, 4, ...
     const ranked = `(SELECT id, CASE n WHEN 1 THEN 1 WHEN 2 THEN 2 WHEN 3 THEN 0 ELSE n - 1 END AS rank
         FROM (SELECT id, row_number() OVER (ORDER BY created_at DESC, id DESC) AS n FROM ${table} WHERE enterprise_id = $1) o)`;
-    for (const { column_name: column, data_type: type } of columns) {
-      if (!SORTABLE_TYPE.test(type)) continue;
-      const value = type.startsWith('timestamp')
-        ? `timestamptz '2024-01-01T00:00:00Z' + r.rank * interval '1 day'`
-        : type === 'date'
-          ? `date '2024-01-01' + r.rank::int`
-          : `r.rank + 1`;
-      try {
-        await db.query(`UPDATE ${table} x SET ${column} = ${value} FROM ${ranked} r WHERE r.id = x.id`, [enterpriseId]);
-      } catch {
-        // A value its constraints refuse: left as imported.
-      }
+    const sets = columns
+      .filter(({ data_type: type }) => SORTABLE_TYPE.test(type))
+      .map(({ column_name: column, data_type: type }) => {
+        const after = ranks.get(column) ?? 0;
+        const value = type.startsWith('timestamp')
+          ? `timestamptz '2024-01-01T00:00:00Z' + r.rank * interval '1 day' + ${after} * interval '1 hour'`
+          : type === 'date'
+            ? `date '2024-01-01' + (2 * r.rank + ${after})::int`
+            : `2 * r.rank + 1 + ${after}`;
+        return `${column} = ${value}`;
+      });
+    const update = (assignments: readonly string[]) =>
+      db.query(`UPDATE ${table} x SET ${assignments.join(', ')} FROM ${ranked} r WHERE r.id = x.id`, [enterpriseId]);
+    if (sets.length === 0) continue;
+    try {
+      await update(sets);
+    } catch {
+      // A value some constraint refuses: each column on its own, those refused left as imported.
+      for (const set of sets) await update([set]).catch(() => undefined);
     }
   }
 }

@@ -1,22 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { Check, Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, PrimaryGeneratedColumn } from 'typeorm';
+import { Person } from '../../src/people/entities/person.entity.js';
 import { z } from 'zod';
 import { entitySection } from '../../src/cli/import/entity-sections.js';
 import { IMPORT_SECTIONS, SECTION_RECORDS } from '../../src/cli/import/import-schema.js';
 import { APPLICATIONS } from '../../src/applications/applications.resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
+import { resourcesPage } from '../../src/docs/resources-page.js';
 import { DEMO_ENTERPRISE_ID, demoDocument, sampledSections } from '../../src/demo/demo-document.js';
 
 const FORMAT = readFileSync(resolve(import.meta.dirname, '../../docs/import-format.md'), 'utf8');
+/** The resource page, which describes the sections derived from their tables (written from them). */
+const RESOURCES = resourcesPage();
+const derivedSections = new Set(TENANT_RESOURCES.filter((r) => r.importSection === 'entity').map((r) => r.path));
 
-/** The text of `docs/import-format.md` under "### `section`", up to the next heading. */
-function documented(section: string): string | undefined {
-  const start = FORMAT.indexOf(`### \`${section}\``);
+/** The text of a document under "### `section`", up to the next heading. */
+function documented(section: string, document: string): string | undefined {
+  const start = document.indexOf(`### \`${section}\``);
   if (start < 0) return undefined;
-  const next = FORMAT.slice(start + 1).search(/\n#{2,3} /);
-  return next < 0 ? FORMAT.slice(start) : FORMAT.slice(start, start + 1 + next);
+  const next = document.slice(start + 1).search(/\n#{2,3} /);
+  return next < 0 ? document.slice(start) : document.slice(start, start + 1 + next);
 }
 
 function fieldsOf(section: string): string[] {
@@ -42,15 +47,45 @@ class Chore {
   @Column({ type: 'varchar', length: 255, default: 'open' }) status!: string;
 }
 
+@Entity('visits')
+@Check('visits_ends_after_start', '"ends_at" > "starts_at"')
+@Check('visits_follow_up_check', 'follow_up_on IS NULL OR follow_up_on >= "ends_on"')
+@ForeignKey(() => Person, ['enterpriseId', 'personId'], ['enterpriseId', 'id'])
+class Visit {
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('uuid') enterpriseId!: string;
+  @Column('uuid') personId!: string;
+  @Column('timestamptz') startsAt!: Date;
+  @Column('timestamptz') endsAt!: Date;
+  @Column('date') endsOn!: string;
+  @Column('date', { nullable: true }) followUpOn!: string | null;
+}
+
+@Entity('shifts')
+@Check('shifts_hours_check', 'hours * 2 <= breaks + 16')
+class Shift {
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('uuid') enterpriseId!: string;
+  @Column('integer') hours!: number;
+  @Column('integer') breaks!: number;
+}
+
+const like = (path: string, entity: abstract new () => unknown) => ({
+  ...APPLICATIONS,
+  path,
+  entity,
+  rows: { ...APPLICATIONS.rows, table: path },
+});
+
 describe('import sections', () => {
   it('exist for every tenant resource', () => {
     for (const resource of TENANT_RESOURCES) expect(IMPORT_SECTIONS).toContain(resource.path);
   });
 
-  it('are documented in docs/import-format.md, every field of every section', () => {
+  it('are documented in docs/import-format.md (or, derived ones, on the resource page), every field of every section', () => {
     expect(FORMAT).toContain('`created_at` and `updated_at` are optional on every record');
     for (const section of IMPORT_SECTIONS) {
-      const text = documented(section);
+      const text = documented(section, derivedSections.has(section) ? RESOURCES : FORMAT);
       expect({ section, documented: text !== undefined }).toEqual({ section, documented: true });
       const missing = fieldsOf(section).filter(
         (field) => !['created_at', 'updated_at'].includes(field) && !text?.includes(`\`${field}\``),
@@ -140,6 +175,63 @@ describe('import sections', () => {
       contract_number: 'contract_number 1',
       source_of_business: 'source_of_business 1',
       crm_deal_id: 'crm_deal_id 1',
+    });
+  });
+
+  describe('of a table with CHECKs across columns and a required reference', () => {
+    const visits = entitySection(like('visits', Visit));
+    const values = {
+      enterpriseId: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a12',
+      recordOf: (section: string) => (section === 'people' ? '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a13' : undefined),
+      text: (column: string, n: number) => `${column} ${n}`,
+    };
+    const id = '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a11';
+
+    it('give sample records that keep every order of two columns, with the reference filled', () => {
+      for (const n of [0, 1, 2]) {
+        const sample: Record<string, unknown> = { id, ...visits.sample(n, values) };
+        expect(visits.record.safeParse(sample).success).toBe(true);
+        expect(Date.parse(String(sample.ends_at))).toBeGreaterThan(Date.parse(String(sample.starts_at)));
+        expect(sample.person_id).toBe('6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a13');
+      }
+    });
+
+    it('refuse a record that breaks an order, at the later field, naming the CHECK', () => {
+      const base: Record<string, unknown> = { id, ...visits.sample(0, values) };
+      const parsed = visits.record.safeParse({ ...base, ends_at: base.starts_at, follow_up_on: '2020-01-01' });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).sort()).toEqual([
+        'ends_at: must be after starts_at (visits_ends_after_start)',
+        'follow_up_on: must be on or after ends_on (visits_follow_up_check)',
+      ]);
+      expect(visits.record.safeParse({ ...base, follow_up_on: base.ends_on }).success).toBe(true);
+    });
+
+    it('name a required reference the sample records cannot fill, and the section it needs', () => {
+      expect(() => visits.sample(0, { ...values, recordOf: () => undefined })).toThrow(
+        'visits.person_id is a required reference to people: the sample records need a record of people in the same enterprise',
+      );
+    });
+
+    it('document each field with its type, reference and order', () => {
+      expect(visits.fields.map((field) => [field.name, field.required, field.reference, field.after])).toEqual([
+        ['enterprise_id', true, 'enterprises', []],
+        ['person_id', true, 'people', []],
+        ['starts_at', true, undefined, []],
+        ['ends_at', true, undefined, ['starts_at']],
+        ['ends_on', true, undefined, []],
+        ['follow_up_on', false, undefined, ['ends_on (or equal)']],
+      ]);
+    });
+
+    it("ask the descriptor's validSample for a CHECK they cannot read, and use it", () => {
+      const shifts = like('shifts', Shift);
+      expect(() => entitySection(shifts).sample(0, values)).toThrow(
+        'shifts: sample records cannot satisfy the CHECK shifts_hours_check (hours * 2 <= breaks + 16) by themselves; ' +
+          'give the descriptor validSample(record, n), which returns the derived record made valid',
+      );
+      const valid = entitySection({ ...shifts, validSample: (record) => ({ ...record, hours: 8, breaks: 0 }) });
+      expect(valid.sample(3, values)).toEqual({ enterprise_id: values.enterpriseId, hours: 8, breaks: 0 });
     });
   });
 });

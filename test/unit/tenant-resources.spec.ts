@@ -4,6 +4,7 @@ import { ENTITIES } from '../../src/entities.js';
 import { allColumnsOf, columnsOf } from '../../src/database/entity-columns.js';
 import { Person } from '../../src/people/entities/person.entity.js';
 import { schemaOf } from '../../src/openapi/resource-schemas.js';
+import { writableAtAll } from '../../src/resources/tenant-resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 
 describe('the resource descriptors', () => {
@@ -31,6 +32,20 @@ describe('the resource descriptors', () => {
     const schemas = TENANT_RESOURCES.map((resource) => schemaOf(resource));
     expect(new Set(schemas).size).toBe(TENANT_RESOURCES.length);
     expect(() => schemaOf({ path: 'no-such-resource' })).toThrow(/No response schema/);
+  });
+
+  it('name the module of their write controllers exactly when they are writable', async () => {
+    const problems: string[] = [];
+    for (const resource of TENANT_RESOURCES) {
+      if (writableAtAll(resource) && !resource.writeModule)
+        problems.push(`${resource.path} is writable: give its descriptor writeModule, the module of its controllers`);
+      if (!writableAtAll(resource) && resource.writeModule)
+        problems.push(
+          `${resource.path} has a writeModule but is read-only: say which versions it writes in (writable)`,
+        );
+      if (resource.writeModule) expect(typeof (await resource.writeModule())).toBe('function');
+    }
+    expect(problems).toEqual([]);
   });
 
   it('read a tenant table named after the path', () => {

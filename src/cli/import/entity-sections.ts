@@ -1,6 +1,7 @@
 import { getMetadataArgsStorage } from 'typeorm';
 import type { ColumnMetadataArgs } from 'typeorm/metadata-args/ColumnMetadataArgs.js';
 import { z } from 'zod';
+import { crossColumnChecks, keepsOrder, orderRanks } from '../../database/column-order-checks.js';
 import { flagTransformer } from '../../database/columns.js';
 import { SnakeNamingStrategy } from '../../database/snake-naming.strategy.js';
 import type { TenantResource } from '../../resources/tenant-resource.js';
@@ -30,6 +31,24 @@ export interface EntitySection {
    * field accepts: the demo data and the test fixture of a resource that gives none by hand.
    */
   sample(n: number, values: SampleValues): Record<string, unknown>;
+  /** Each field besides id and the timestamps, as the documents describe it. */
+  readonly fields: readonly SectionField[];
+}
+
+/** One field of a derived section, for the documents. */
+export interface SectionField {
+  readonly name: string;
+  /** `id`, `text(255)`, `text`, `date`, `date-time`, `money`, `integer`, `flag`, `boolean`. */
+  readonly type: string;
+  readonly required: boolean;
+  /** What it takes when left out, when that is not null. */
+  readonly default?: string;
+  /** The only values it takes. */
+  readonly values?: readonly string[];
+  /** The section of the record it names (of the same enterprise). */
+  readonly reference?: string;
+  /** The fields it must come after (its entity's CHECKs), `>=` ones marked "or equal". */
+  readonly after: readonly string[];
 }
 
 /** What sample records say where the entity alone cannot tell. */
@@ -44,23 +63,27 @@ export interface SampleValues {
 /** A sample column's value in the n-th record. */
 type Sampler = (n: number, values: SampleValues) => unknown;
 
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const SAMPLE_START = Date.UTC(2025, 2, 1, 9);
 
-/** A value of the stored type for the n-th sample record: dates a day apart, numbers one apart. */
-function sampler(column: string, stored: ColumnType, length: number | undefined): Sampler {
+/**
+ * A value of the stored type for the n-th sample record: dates a day apart, numbers one apart;
+ * a column an order CHECK puts after others (`rank`) an hour, a day or one later than them.
+ */
+function sampler(column: string, stored: ColumnType, length: number | undefined, rank: number): Sampler {
   switch (stored) {
     case 'smallint':
     case 'boolean':
       return (n) => n % 2 === 0;
     case 'integer':
-      return (n) => n;
+      return (n) => n + rank;
     case 'numeric(14,2)':
-      return (n) => `${1000 + n}.00`;
+      return (n) => `${1000 + n + rank}.00`;
     case 'date':
-      return (n) => new Date(SAMPLE_START + n * DAY).toISOString().slice(0, 10);
+      return (n) => new Date(SAMPLE_START + (n + rank) * DAY).toISOString().slice(0, 10);
     case 'timestamptz(3)':
-      return (n) => new Date(SAMPLE_START + n * DAY).toISOString();
+      return (n) => new Date(SAMPLE_START + n * DAY + rank * HOUR).toISOString();
     case 'text':
       return (n, values) => values.text(column, n).slice(0, length);
     case 'uuid':
@@ -140,6 +163,22 @@ function fieldOf(resource: TenantResource, column: EntityColumn): { field: z.Zod
   }
 }
 
+/** The type of a stored column in the words of the import format. */
+function documentedType(stored: ColumnType, length: number | undefined): string {
+  const words: Record<ColumnType, string> = {
+    uuid: 'id',
+    text: length === undefined ? 'text' : `text(${length})`,
+    date: 'date',
+    'timestamptz(3)': 'date-time',
+    'numeric(14,2)': 'money',
+    integer: 'integer',
+    smallint: 'flag',
+    boolean: 'boolean',
+    jsonb: 'JSON',
+  };
+  return words[stored];
+}
+
 /** How a column is read back into the file: dates and amounts as text, flags as booleans. */
 function exported(column: string, stored: ColumnType): string {
   if (stored === 'smallint') return `(${column} = 1) AS ${column}`;
@@ -158,7 +197,10 @@ export function entitySection(resource: TenantResource): EntitySection {
   const columns: Column[] = [];
   const selects = ['id'];
   const fixed = fixedValues(resource);
+  const ranks = orderRanks(resource.entity);
+  const { orders, others } = crossColumnChecks(resource.entity);
   const samplers: [string, Sampler][] = [];
+  const fields: SectionField[] = [];
   for (const column of entityColumns(resource)) {
     if (RECORD_COLUMNS.has(column.name)) continue;
     const values = fixed.get(column.name);
@@ -171,10 +213,10 @@ export function entitySection(resource: TenantResource): EntitySection {
       column.name === 'enterprise_id'
         ? (_n, sample) => sample.enterpriseId
         : reference
-          ? (_n, sample) => sample.recordOf(reference.section) ?? null
+          ? referenceSampler(resource, column, reference.section)
           : values
             ? (n) => values[n % values.length]
-            : sampler(column.name, stored, length),
+            : sampler(column.name, stored, length, ranks.get(column.name) ?? 0),
     ]);
     const field = values ? z.enum(values) : derived.field;
     const { nullable } = column.args.options;
@@ -191,16 +233,68 @@ export function entitySection(resource: TenantResource): EntitySection {
     }
     columns.push({ name: column.name, type: stored });
     selects.push(exported(column.name, stored));
+    fields.push({
+      name: column.name,
+      type: documentedType(stored, length),
+      required: !nullable && defaultValue === undefined,
+      ...(typeof defaultValue === 'string' || typeof defaultValue === 'number'
+        ? { default: stored === 'smallint' ? String(defaultValue === 1) : String(defaultValue) }
+        : {}),
+      ...(values ? { values } : {}),
+      ...(column.name === 'enterprise_id'
+        ? { reference: 'enterprises' }
+        : reference
+          ? { reference: reference.section }
+          : {}),
+      after: orders
+        .filter((order) => order.later === column.name)
+        .map((order) => (order.orEqual ? `${order.earlier} (or equal)` : order.earlier)),
+    });
   }
   shape.created_at = timestamp;
   shape.updated_at = timestamp;
   selects.push(exported('created_at', 'timestamptz(3)'), exported('updated_at', 'timestamptz(3)'));
+  const unreadable = resource.validSample ? undefined : others[0];
   return {
     name: resource.path,
-    record: z.strictObject(shape),
+    record: z.strictObject(shape).superRefine((record, context) => {
+      for (const order of orders) {
+        if (keepsOrder(record[order.later], record[order.earlier], order.orEqual)) continue;
+        context.addIssue({
+          code: 'custom',
+          path: [order.later],
+          message: `must be ${order.orEqual ? 'on or after' : 'after'} ${order.earlier} (${order.check})`,
+        });
+      }
+    }),
     target: { table, columns },
     exportColumns: selects.join(', '),
-    sample: (n, values) => Object.fromEntries(samplers.map(([name, value]) => [name, value(n, values)])),
+    fields,
+    sample: (n, values) => {
+      if (unreadable) {
+        throw new Error(
+          `${resource.path}: sample records cannot satisfy the CHECK ${unreadable.check} (${unreadable.expression}) ` +
+            'by themselves; give the descriptor validSample(record, n), which returns the derived record made valid',
+        );
+      }
+      const record = Object.fromEntries(samplers.map(([name, value]) => [name, value(n, values)]));
+      return resource.validSample ? resource.validSample(record, n) : record;
+    },
+  };
+}
+
+/** A reference's sample value: the enterprise's record of that section; a required one must have it. */
+function referenceSampler(resource: TenantResource, column: EntityColumn, section: string): Sampler {
+  const required = column.args.options.nullable !== true;
+  return (_n, sample) => {
+    const found = sample.recordOf(section);
+    if (found === undefined && required) {
+      throw new Error(
+        `${resource.path}.${column.name} is a required reference to ${section}: the sample records need a ` +
+          `record of ${section} in the same enterprise (give that section records before this one)`,
+      );
+    }
+    return found ?? null;
   };
 }
 
