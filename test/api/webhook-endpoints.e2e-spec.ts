@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { metricsOf } from '../../src/app.factory.js';
+import { CHANGE_TYPES } from '../../src/changes/change-types.js';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
 import { WebhookResolver } from '../../src/webhook-endpoints/webhook-resolver.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
@@ -212,18 +213,14 @@ describe('webhook endpoints (management, private addresses refused)', () => {
       'types that are not an array',
       { url: 'https://hooks.example.test/', types: 'lead' },
       {
-        types: [
-          'The types field must be an array of record types: person, organisation, application, quote, lead, user.',
-        ],
+        types: [`The types field must be an array of record types: ${CHANGE_TYPES.join(', ')}.`],
       },
     ],
     [
       'an unknown type',
       { url: 'https://hooks.example.test/', types: ['lead', 'note'] },
       {
-        types: [
-          'The types field must be an array of record types: person, organisation, application, quote, lead, user.',
-        ],
+        types: [`The types field must be an array of record types: ${CHANGE_TYPES.join(', ')}.`],
       },
     ],
     [
