@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PresentedChanges } from '../../src/changes/presented-changes.js';
 import { CHANGE_TYPES } from '../../src/changes/change-types.js';
-import { resourceOfType } from '../../src/resources/tenant-resources.js';
+import { resourceOfType, TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { apiHeaders, importFixture, loginToken } from '../helpers/fixtures.js';
 import { withStatements } from '../helpers/statements.js';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
@@ -24,9 +24,19 @@ interface FeedPage {
   meta: { next_cursor: string; has_more: boolean };
 }
 
-/** The statements that read a record's rows (the feed's own are the horizon and the change log). */
-const RECORD_ROWS =
-  /\bFROM\s+(people|organisations|applications|quotes|leads|users|phone_numbers|emails|addresses|financials)\b/i;
+/**
+ * The statements that read a record's rows (the feed's own are the horizon and the change log):
+ * every resource's table, from the descriptors, users and the nested rows of people and organisations.
+ */
+const RECORD_TABLES = [
+  ...TENANT_RESOURCES.flatMap((resource) => (resource.rows.table === undefined ? [] : [resource.rows.table])),
+  'users',
+  'phone_numbers',
+  'emails',
+  'addresses',
+  'financials',
+];
+const RECORD_ROWS = new RegExp(`\\bFROM\\s+(${RECORD_TABLES.join('|')})\\b`, 'i');
 
 /** A tenant with a record of every change type (a quote embeds its application) and a few people. */
 async function seededApp(env: Record<string, string> = {}) {
