@@ -4,7 +4,10 @@ import { getMetadataArgsStorage } from 'typeorm';
 import { selectRows } from '../../src/database/sql.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { apiSuite } from '../helpers/api-suite.js';
-import { apiHeaders, loginToken } from '../helpers/fixtures.js';
+import { apiHeaders, loginToken, type Tenant } from '../helpers/fixtures.js';
+import { twoTenants } from '../helpers/two-tenants.js';
+import { orderRanks } from '../../src/database/column-order-checks.js';
+import { snakeKey } from '../../src/common/casing/snake-key.js';
 import { schemaProperties, type JsonSchema, type WriteTarget } from '../helpers/fuzz-arbitraries.js';
 import { writeTargets } from '../helpers/write-targets.js';
 
@@ -15,19 +18,37 @@ import { writeTargets } from '../helpers/write-targets.js';
  * `Idempotency-Key` is stored once, a record is written in the header's enterprise, and another
  * enterprise's record is refused.
  */
+/** Both tenants of the shared fixture, which has records of every resource in each enterprise (references to them). */
+const { doc, own, foreign } = twoTenants();
+const tenant: Tenant = {
+  enterpriseId: own.enterpriseId,
+  otherEnterpriseId: foreign.enterpriseId,
+  user: own.user,
+  outsider: foreign.user,
+};
+
 describe('every writable resource, in every version it writes in', () => {
-  const suite = apiSuite();
+  const suite = apiSuite({ fixture: { doc, tenant } });
   let targets: WriteTarget[];
 
   beforeAll(async () => {
     targets = await writeTargets(suite.t.app);
   });
 
-  /** A value the property's schema takes, the same every time. */
-  function validValue(property: JsonSchema): unknown {
+  /**
+   * A value the property's schema takes, the same every time: a reference names the enterprise's
+   * record of its section, and a date-time an order CHECK puts after another is an hour per rank later.
+   */
+  function validValue(target: WriteTarget, name: string, property: JsonSchema, enterprise: 'own' | 'foreign'): unknown {
+    const section = target.references[name];
+    if (section !== undefined) return (enterprise === 'own' ? own : foreign).ids[section];
     if (Array.isArray(property.enum)) return property.enum.find((value) => value !== null);
     if (property.format === 'email') return 'jane@example.com';
-    if (property.format === 'date-time') return '2030-01-02T03:04:05.000Z';
+    if (property.format === 'date-time') {
+      const entity = TENANT_RESOURCES.find((r) => r.path === target.path)?.entity;
+      const rank = entity ? (orderRanks(entity).get(snakeKey(name)) ?? 0) : 0;
+      return new Date(Date.UTC(2030, 0, 2, 3 + rank, 4, 5)).toISOString();
+    }
     const types = ([] as unknown[]).concat(property.type ?? 'string');
     if (types.includes('string')) return 'A value';
     if (types.includes('number') || types.includes('integer')) return 1;
@@ -35,10 +56,12 @@ describe('every writable resource, in every version it writes in', () => {
     return 'A value';
   }
 
-  /** The fields the body must carry, with values their schema takes. */
-  function validBody(target: WriteTarget): Record<string, unknown> {
+  /** The fields the body must carry, with values their schema takes, for a write in the own (or the other) enterprise. */
+  function validBody(target: WriteTarget, enterprise: 'own' | 'foreign' = 'own'): Record<string, unknown> {
     const { properties, required } = schemaProperties(target.input);
-    return Object.fromEntries([...required].map((name) => [name, validValue(properties.get(name) ?? {})]));
+    return Object.fromEntries(
+      [...required].map((name) => [name, validValue(target, name, properties.get(name) ?? {}, enterprise)]),
+    );
   }
 
   /**
@@ -162,7 +185,7 @@ describe('every writable resource, in every version it writes in', () => {
           ...apiHeaders(target.version, outsider, suite.tenant.otherEnterpriseId),
           'content-type': 'application/json',
         },
-        payload: JSON.stringify(validBody(target)),
+        payload: JSON.stringify(validBody(target, 'foreign')),
       });
       const id = recordId(theirs.json());
       const update = await suite.t.app.inject({
