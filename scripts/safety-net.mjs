@@ -66,28 +66,45 @@ const MISTAKES = [
     names: ['tag Quotes is used by applications and quotes', 'give each descriptor its own'],
   },
   {
-    mistake: 'an import section not documented in docs/import-format.md',
-    edits: [{ file: 'docs/import-format.md', from: '### `applications`', to: '### Applications' }],
-    tests: ['test/unit/import-sections.spec.ts'],
-    names: ['docs/import-format.md', 'applications'],
-  },
-  {
-    mistake: 'a resource left out of the API guide’s table',
-    edits: [{ file: 'docs/api-guide.md', from: /\n\| `\/applications`[^\n]*/, to: '' }],
+    mistake: 'the resource page not written again after a descriptor changed',
+    edits: [{ file: 'docs/resources.md', from: /\n\| Applications \|[^\n]*/, to: '' }],
     tests: ['test/unit/hand-kept-lists.spec.ts'],
-    names: ['docs/api-guide.md', 'applications'],
+    names: ['docs/resources.md is out of date', 'npm run docs:resources'],
   },
   {
-    mistake: 'a resource left out of the README’s list',
+    mistake: 'a CHECK over several columns the samples cannot read, and no validSample',
     edits: [
       {
-        file: 'README.md',
-        from: 'people, organisations, applications and quotes',
-        to: 'people, organisations and quotes',
+        file: 'src/applications/application.entity.ts',
+        from: 'import { Column, Entity,',
+        to: 'import { Check, Column, Entity,',
+      },
+      {
+        file: 'src/applications/application.entity.ts',
+        from: '\nexport class Application {',
+        to: `\n@Check('applications_probe_check', "contract_number <> (crm_deal_id || 'x')")\nexport class Application {`,
       },
     ],
-    tests: ['test/unit/hand-kept-lists.spec.ts'],
-    names: ['README.md', 'add applications'],
+    tests: ['test/unit/import-sections.spec.ts'],
+    names: ['applications_probe_check', 'validSample'],
+  },
+  {
+    mistake: 'a writable descriptor without the module of its controllers',
+    edits: [{ file: 'src/leads/leads.resource.ts', from: /\n {2}writeModule: [^\n]*/, to: '' }],
+    tests: ['test/unit/tenant-resources.spec.ts'],
+    names: ['leads is writable', 'writeModule'],
+  },
+  {
+    mistake: "a write that accepts a reference to another enterprise's record",
+    edits: [
+      {
+        file: 'src/writes/table-writes.ts',
+        from: 'WHERE enterprise_id = $1 AND id = $${i + 2}',
+        to: 'WHERE $1::uuid IS NOT NULL AND id = $${i + 2}',
+      },
+    ],
+    tests: ['test/e2e/table-writes.e2e-spec.ts'],
+    names: ['person_id', 'The selected person id is invalid.'],
   },
   {
     mistake: 'a nullable column documented as always present',
