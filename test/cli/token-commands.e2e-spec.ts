@@ -1,3 +1,5 @@
+import { writableAtAll } from '../../src/resources/tenant-resource.js';
+import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
@@ -14,6 +16,12 @@ import { acquireTestDatabase, type TestDatabase } from '../helpers/test-database
 
 const TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\|[A-Za-z0-9]{48}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The abilities a token can be limited to: the fixed ones, then one `<path>:write` per writable resource. */
+const ABILITY_LIST = [
+  'read, changes:read, webhooks:manage, audit:read, tokens:manage',
+  ...TENANT_RESOURCES.filter(writableAtAll).map((resource) => `${resource.path}:write`),
+].join(', ');
 
 describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:activate', () => {
   let database: TestDatabase;
@@ -181,12 +189,9 @@ describe('CLI: token:create, token:list, token:revoke, user:deactivate, user:act
   it.each([
     [
       ['--abilities', 'read,delete:everything'],
-      'Unknown ability delete:everything; the abilities are: read, changes:read, webhooks:manage, audit:read, tokens:manage, leads:write.',
+      `Unknown ability delete:everything; the abilities are: ${ABILITY_LIST}.`,
     ],
-    [
-      ['--abilities', ','],
-      '--abilities needs at least one ability; the abilities are: read, changes:read, webhooks:manage, audit:read, tokens:manage, leads:write.',
-    ],
+    [['--abilities', ','], `--abilities needs at least one ability; the abilities are: ${ABILITY_LIST}.`],
     [['--enterprise', 'not-an-id'], 'No enterprise has the id not-an-id.'],
   ])('token:create %j is refused, saying why, and issues nothing', async (args, message) => {
     const before = (await cli(['token:list', '--email', email])).stdout;
