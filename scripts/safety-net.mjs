@@ -89,6 +89,12 @@ const MISTAKES = [
     names: ['applications_probe_check', 'validSample'],
   },
   {
+    mistake: 'a descriptor without an import section',
+    edits: [{ file: 'src/applications/applications.resource.ts', from: "\n  importSection: 'entity',", to: '' }],
+    tests: ['test/unit/import-sections.spec.ts'],
+    names: ['applications has no import section', "importSection: 'entity'"],
+  },
+  {
     mistake: 'a writable descriptor without the module of its controllers',
     edits: [{ file: 'src/leads/leads.resource.ts', from: /\n {2}writeModule: [^\n]*/, to: '' }],
     tests: ['test/unit/tenant-resources.spec.ts'],
