@@ -58,15 +58,13 @@ export class TableWrites {
     values: Readonly<Record<string, unknown>>,
     db: SqlExecutor,
   ): Promise<Rec> {
-    const facts = factsOf(resource);
-    const names = this.columnsOf(facts, values);
-    await this.checkReferences(facts, enterpriseId, values, db);
+    const { facts, names, parameters } = await this.checked(resource, enterpriseId, values, db);
     const id = randomUUID();
     await this.refusingBrokenOrders(facts, () =>
       db.query(
         `INSERT INTO ${facts.table} (id, enterprise_id${names.map((name) => `, ${name}`).join('')})
          VALUES ($1, $2${names.map((_, i) => `, $${i + 3}`).join('')})`,
-        [id, enterpriseId, ...names.map((name) => values[name])],
+        [id, enterpriseId, ...parameters],
       ),
     );
     return this.presented(resource, id, enterpriseId, db);
@@ -79,19 +77,30 @@ export class TableWrites {
     values: Readonly<Record<string, unknown>>,
     db: SqlExecutor,
   ): Promise<Rec> {
-    const facts = factsOf(resource);
-    const names = this.columnsOf(facts, values);
-    await this.checkReferences(facts, enterpriseId, values, db);
+    const { facts, names, parameters } = await this.checked(resource, enterpriseId, values, db);
     // TypeORM answers an UPDATE with [rows, affected count].
     const [updated] = (await this.refusingBrokenOrders(facts, () =>
       db.query(
         `UPDATE ${facts.table} SET ${names.map((name, i) => `${name} = $${i + 3}, `).join('')}updated_at = now()
           WHERE id = $1 AND enterprise_id = $2 RETURNING id`,
-        [id, enterpriseId, ...names.map((name) => values[name])],
+        [id, enterpriseId, ...parameters],
       ),
     )) as [{ id: string }[], number];
     if (updated.length === 0) throw new RecordNotFoundException(resource.model, id);
     return this.presented(resource, id, enterpriseId, db);
+  }
+
+  /** The table's facts, the columns written and their values, once the references are checked. */
+  private async checked(
+    resource: TenantResource,
+    enterpriseId: string,
+    values: Readonly<Record<string, unknown>>,
+    db: SqlExecutor,
+  ): Promise<{ facts: TableFacts; names: string[]; parameters: unknown[] }> {
+    const facts = factsOf(resource);
+    const names = this.columnsOf(facts, values);
+    await this.checkReferences(facts, enterpriseId, values, db);
+    return { facts, names, parameters: names.map((name) => values[name]) };
   }
 
   /** The columns written: every value's key must be one of the table's (the pipe copies only known fields). */
