@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { getMetadataArgsStorage } from 'typeorm';
 import { selectRows } from '../../src/database/sql.js';
+import { importReferencesOf } from '../../src/cli/import/import-references.js';
+import { writableAtAll } from '../../src/resources/tenant-resource.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { apiSuite } from '../helpers/api-suite.js';
 import { apiHeaders, loginToken, type Tenant } from '../helpers/fixtures.js';
@@ -166,6 +168,38 @@ describe('every writable resource, in every version it writes in', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it("refuses a reference to another enterprise's record (or to none) at its field, storing nothing", async () => {
+    const tries = targets.flatMap((target) =>
+      Object.entries(target.references).flatMap(([name, section]) =>
+        [foreign.ids[section], randomUUID()].map((id) => ({ target, name, id })),
+      ),
+    );
+    // Without a writable resource that refers to another record there is nothing to send: then no
+    // writable entity may declare such a reference in its body either (the descriptors say so).
+    if (tries.length === 0) {
+      const declared = TENANT_RESOURCES.filter(writableAtAll).flatMap((r) =>
+        importReferencesOf(r).map((ref) => `${r.path}.${ref.column}`),
+      );
+      expect(declared).toEqual([]);
+    }
+    const wrong: string[] = [];
+    for (const { target, name, id } of tries) {
+      const table = tableOf(target.path);
+      const count = async () =>
+        (await selectRows<{ n: number }>(suite.t.dataSource, `SELECT count(*)::int AS n FROM ${table}`))[0]?.n ?? 0;
+      const before = await count();
+      const res = await post(target, { ...validBody(target), [name]: id });
+      const errors = Object.keys(res.json<{ errors?: Record<string, unknown> }>().errors ?? {});
+      if (![400, 422].includes(res.statusCode) || !errors.includes(name) || (await count()) !== before) {
+        wrong.push(
+          `${target.version} POST /${target.path}, ${name} of another enterprise: ${res.statusCode} ${res.body.slice(0, 160)}; ` +
+            "check the reference in the header's enterprise (TableWrites does, src/writes/table-writes.ts)",
+        );
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it("writes a record in the header's enterprise, and refuses an update of another enterprise's record", async () => {
