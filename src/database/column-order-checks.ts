@@ -1,7 +1,5 @@
 import { getMetadataArgsStorage } from 'typeorm';
-import { SnakeNamingStrategy } from './snake-naming.strategy.js';
-
-const naming = new SnakeNamingStrategy();
+import { columnNamesOf } from './entity-columns.js';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM keys metadata by the class itself
 type EntityClass = Function;
@@ -28,14 +26,6 @@ const COMPARISON = /"?([a-z_][a-z0-9_]*)"?\s*(<=|>=|<|>)\s*"?([a-z_][a-z0-9_]*)"
 /** What may surround the comparisons of an order check: `ends_at IS NULL OR (ends_at > starts_at)`. */
 const CONNECTIVES = /"?[a-z_][a-z0-9_]*"?\s+IS\s+NULL|\bOR\b|\bAND\b|[()\s]/gi;
 
-function snakeColumns(entity: EntityClass): Set<string> {
-  return new Set(
-    getMetadataArgsStorage()
-      .columns.filter((column) => column.target === entity)
-      .map((column) => naming.columnName(column.propertyName, column.options.name, [])),
-  );
-}
-
 /**
  * The entity's `@Check`s that involve two or more of its columns. The entity is the one place a
  * CHECK is written (test/e2e/entities-match-migrations holds the migration to it); an order of
@@ -43,7 +33,7 @@ function snakeColumns(entity: EntityClass): Set<string> {
  * helpers that choose values, anything else is named so that the descriptor says how to satisfy it.
  */
 export function crossColumnChecks(entity: EntityClass): CrossColumnChecks {
-  const columns = snakeColumns(entity);
+  const columns = new Set(columnNamesOf(entity));
   const orders: ColumnOrder[] = [];
   const others: { check: string; expression: string }[] = [];
   for (const check of getMetadataArgsStorage().checks) {

@@ -37,6 +37,11 @@ export function columnsOf<E>(
     .join(', ');
 }
 
+/** The database name of every column the entity declares, in declaration order. */
+export function columnNamesOf(entity: EntityClass): string[] {
+  return [...columnNames(entity).values()];
+}
+
 /** Every column the entity declares, in declaration order. */
 export function allColumnsOf(entity: abstract new () => unknown, alias?: string): string {
   return [...columnNames(entity).values()].map((name) => (alias ? `${alias}.${name}` : name)).join(', ');

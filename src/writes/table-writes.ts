@@ -5,7 +5,7 @@ import { RecordNotFoundException } from '../common/http/record-not-found.excepti
 import { ResourceValidationException } from '../common/http/validation-failed.exception.js';
 import { FieldCipher } from '../crypto/field-cipher.js';
 import { crossColumnChecks, type ColumnOrder } from '../database/column-order-checks.js';
-import { allColumnsOf } from '../database/entity-columns.js';
+import { columnNamesOf } from '../database/entity-columns.js';
 import { selectRows, type SqlExecutor } from '../database/sql.js';
 import { sqlStateOf } from '../database/sql-state.js';
 import type { TenantResource } from '../resources/tenant-resource.js';
@@ -32,7 +32,7 @@ function factsOf(resource: TenantResource): TableFacts {
     throw new Error(`${resource.path}: only a tenant table's records can be written by TableWrites`);
   const facts: TableFacts = {
     table,
-    columns: new Set(allColumnsOf(resource.entity).split(', ')),
+    columns: new Set(columnNamesOf(resource.entity)),
     references: importReferencesOf(resource),
     orders: crossColumnChecks(resource.entity).orders,
   };

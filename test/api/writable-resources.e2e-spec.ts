@@ -101,6 +101,8 @@ describe('every writable resource, in every version it writes in', () => {
     return column === undefined ? undefined : Number(column.options.length ?? 255);
   }
   const tableOf = (path: string): string => TENANT_RESOURCES.find((r) => r.path === path)?.rows.table ?? path;
+  const rowCount = async (table: string): Promise<number> =>
+    (await selectRows<{ n: number }>(suite.t.dataSource, `SELECT count(*)::int AS n FROM ${table}`))[0]?.n ?? 0;
 
   async function post(target: WriteTarget, body: unknown, headers: Record<string, string> = {}) {
     return suite.t.app.inject({
@@ -153,8 +155,7 @@ describe('every writable resource, in every version it writes in', () => {
     const problems: string[] = [];
     for (const target of targets) {
       const table = tableOf(target.path);
-      const count = async (): Promise<number> =>
-        (await selectRows<{ n: number }>(suite.t.dataSource, `SELECT count(*)::int AS n FROM ${table}`))[0]?.n ?? 0;
+      const count = () => rowCount(table);
       const before = await count();
       const key = { 'idempotency-key': randomUUID() };
       const first = await post(target, validBody(target), key);
@@ -187,8 +188,7 @@ describe('every writable resource, in every version it writes in', () => {
     const wrong: string[] = [];
     for (const { target, name, id } of tries) {
       const table = tableOf(target.path);
-      const count = async () =>
-        (await selectRows<{ n: number }>(suite.t.dataSource, `SELECT count(*)::int AS n FROM ${table}`))[0]?.n ?? 0;
+      const count = () => rowCount(table);
       const before = await count();
       const res = await post(target, { ...validBody(target), [name]: id });
       const errors = Object.keys(res.json<{ errors?: Record<string, unknown> }>().errors ?? {});

@@ -199,6 +199,7 @@ export function entitySection(resource: TenantResource): EntitySection {
   const fixed = fixedValues(resource);
   const ranks = orderRanks(resource.entity);
   const { orders, others } = crossColumnChecks(resource.entity);
+  const references = importReferencesOf(resource);
   const samplers: [string, Sampler][] = [];
   const fields: SectionField[] = [];
   for (const column of entityColumns(resource)) {
@@ -206,7 +207,7 @@ export function entitySection(resource: TenantResource): EntitySection {
     const values = fixed.get(column.name);
     const derived = fieldOf(resource, column);
     const { stored } = derived;
-    const reference = importReferencesOf(resource).find((r) => r.column === column.name);
+    const reference = references.find((r) => r.column === column.name);
     const length = column.args.options.length === undefined ? undefined : Number(column.args.options.length);
     samplers.push([
       column.name,
