@@ -13,7 +13,7 @@ class VisitInput {
 function outcome(body: unknown): unknown {
   const pipe = new (v2InputPipe(VisitInput))();
   try {
-    return pipe.transform({ body, enterpriseId: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a01' });
+    return pipe.transform({ body, enterpriseId: '6f1c2f9e-8d4b-4c44-9a52-0b0d5f1e2a01' }, { type: 'custom' });
   } catch (error) {
     if (error instanceof ResourceValidationException) return error.errors;
     throw error;
