@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { getStorageToken, ThrottlerGuard } from '../../src/common/rate-limit/throttler.js';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
+import { getStorageToken, SkipThrottle, Throttle, ThrottlerGuard } from '../../src/common/rate-limit/throttler.js';
 import { ApiThrottlerGuard } from '../../src/common/rate-limit/api-throttler.guard.js';
 import { Clock } from '../../src/common/rate-limit/clock.js';
 import { RateLimitStorage } from '../../src/common/rate-limit/rate-limit.storage.js';
@@ -186,8 +187,8 @@ describe('rate limit, in-process store', () => {
     expect(throttler).toBeInstanceOf(ThrottlerGuard);
     expect(t.app.get(getStorageToken())).toBe(t.app.get(RateLimitStorage));
     const token = await freshToken();
-    const checked = jest.spyOn(throttler, 'canActivate');
-    const counted = jest.spyOn(t.app.get(RateLimitStorage), 'increment');
+    const checked = jest.spyOn(throttler, 'count');
+    const counted = jest.spyOn(t.app.get(RateLimitStorage), 'countNow');
     try {
       const res = await t.app.inject({
         method: 'GET',
@@ -197,12 +198,51 @@ describe('rate limit, in-process store', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['x-ratelimit-remaining']).toBe('59');
       expect(checked).toHaveBeenCalledTimes(1);
+      // In-process windows: counted without a promise, so the request path awaits nothing for it.
+      expect(checked.mock.results[0]?.value).toBeUndefined();
       expect(counted).toHaveBeenCalledTimes(1);
-      expect(counted.mock.calls[0]?.slice(0, 3)).toEqual([expect.stringMatching(/^user:/), 60_000, LIMIT]);
+      expect(counted.mock.calls[0]).toEqual([expect.stringMatching(/^user:/), 60_000, LIMIT]);
     } finally {
       checked.mockRestore();
       counted.mockRestore();
     }
+  });
+
+  it('takes a route’s budget from @Throttle() and @SkipThrottle(), the module’s otherwise', () => {
+    class Routes {
+      @Throttle({ default: { limit: 2, ttl: 60_000 } })
+      tight(): void {}
+      plain(): void {}
+      @SkipThrottle()
+      free(): void {}
+    }
+    const throttler = t.app.get(ApiThrottlerGuard);
+    const user = { id: `budget-${Math.random()}` };
+    const call = (route: 'tight' | 'plain' | 'free') => {
+      // The method itself: its decorators' metadata is on it.
+      const handler = Reflect.get<object, string>(Routes.prototype, route) as () => void;
+      const headers: Record<string, string> = {};
+      const reply = {
+        header(name: string, value: string) {
+          headers[name] = value;
+          return reply;
+        },
+      };
+      const context = new ExecutionContextHost([{ user, ip: freshIp() }, reply], Routes, handler);
+      return { result: throttler.count(context), headers };
+    };
+    expect(call('tight')).toEqual({
+      result: undefined,
+      headers: { 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '1' },
+    });
+    expect(call('tight').headers['X-RateLimit-Remaining']).toBe('0');
+    expect(() => call('tight')).toThrow(expect.objectContaining({ status: 429 }));
+    // One budget per user across routes: the other routes see the same window, with their own limit.
+    expect(call('plain').headers).toEqual({
+      'X-RateLimit-Limit': String(LIMIT),
+      'X-RateLimit-Remaining': String(LIMIT - 3),
+    });
+    expect(call('free')).toEqual({ result: undefined, headers: {} });
   });
 
   it('does not count a route marked @SkipThrottle() (health, the API documents, /docs) against its caller', async () => {

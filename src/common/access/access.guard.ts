@@ -53,7 +53,8 @@ export class AccessGuard implements CanActivate {
     // The token's query also answers whether the user belongs to the header's enterprise.
     const user = await authenticateWith(this.tokens, { headers: request.headers, enterpriseId });
     request.user = user;
-    await this.throttler.canActivate(context);
+    const counting = this.throttler.count(context);
+    if (counting) await counting;
     if (access.isPublic) return true;
     if (!user) throw new UnauthorizedException({ message: ErrorMessages.unauthenticated });
     if (access.withoutEnterprise) {

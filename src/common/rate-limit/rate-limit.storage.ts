@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { REDIS_CONNECTOR, type RedisConnector } from '../../config/redis-connector.js';
 import { Clock } from './clock.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
+import type { WindowState } from './rate-limit-store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 
 /** One hit's outcome for a key, as the throttler reads it, plus when the window ends and now. */
@@ -18,6 +19,19 @@ export interface RateLimitRecord {
 }
 
 export type RedisState = 'up' | 'down' | 'not configured';
+
+/** A window's state after a hit, as the throttler reads it. */
+function recordOf(state: WindowState, now: number): RateLimitRecord {
+  const secondsLeft = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
+  return {
+    totalHits: state.hits,
+    timeToExpire: secondsLeft,
+    isBlocked: !state.allowed,
+    timeToBlockExpire: state.allowed ? 0 : secondsLeft,
+    resetAt: state.resetAt,
+    now,
+  };
+}
 
 const FAULT_LOG_INTERVAL_MS = 30_000;
 
@@ -58,24 +72,30 @@ export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown
   async increment(key: string, ttl: number, limit: number): Promise<RateLimitRecord> {
     const now = this.clock.now();
     let state = undefined;
-    if (this.shared && this.redis?.status === 'ready') {
+    if (this.sharing) {
       try {
-        state = await this.shared.hit(key, limit, ttl, now);
+        state = await this.shared?.hit(key, limit, ttl, now);
         if (this.degraded) this.recovered();
       } catch (error) {
         this.fault(error instanceof Error ? error.message : String(error));
       }
     }
-    state ??= this.memory.hitNow(key, limit, ttl, now);
-    const secondsLeft = Math.max(1, Math.ceil((state.resetAt - now) / 1000));
-    return {
-      totalHits: state.hits,
-      timeToExpire: secondsLeft,
-      isBlocked: !state.allowed,
-      timeToBlockExpire: state.allowed ? 0 : secondsLeft,
-      resetAt: state.resetAt,
-      now,
-    };
+    return recordOf(state ?? this.memory.hitNow(key, limit, ttl, now), now);
+  }
+
+  /**
+   * `increment`, answered without a promise while the in-process windows are the store (no
+   * Redis, or Redis unreachable): the request path then counts without awaiting anything.
+   */
+  countNow(key: string, ttl: number, limit: number): RateLimitRecord | Promise<RateLimitRecord> {
+    if (this.sharing) return this.increment(key, ttl, limit);
+    const now = this.clock.now();
+    return recordOf(this.memory.hitNow(key, limit, ttl, now), now);
+  }
+
+  /** Whether hits go to Redis now. */
+  private get sharing(): boolean {
+    return this.shared !== undefined && this.redis?.status === 'ready';
   }
 
   async onApplicationShutdown(): Promise<void> {

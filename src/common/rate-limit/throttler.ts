@@ -19,6 +19,7 @@ export const {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
   SkipThrottle,
+  Throttle,
   ThrottlerGuard,
   ThrottlerModule,
 } = throttler;
