@@ -61,10 +61,13 @@ export class AccessGuard implements CanActivate {
       checkScope(access, user, undefined, undefined);
       return true;
     }
-    const role = await this.enterprises.admit(request, header, enterpriseId, user);
+    // Each step answers without a promise when it has nothing to wait for: no await then.
+    const admitting = this.enterprises.admit(request, header, enterpriseId, user);
+    const role = admitting instanceof Promise ? await admitting : admitting;
     const admitted = request.enterpriseId ?? '';
     checkScope(access, user, admitted, role);
-    await this.enterprises.enter(request, admitted);
+    const entering = this.enterprises.enter(request, admitted);
+    if (entering) await entering;
     return true;
   }
 }

@@ -39,54 +39,58 @@ export class EnterpriseAccess {
 
   /**
    * The membership check: 403 unless the header names an enterprise the user belongs to. Sets
-   * the request's enterprise id; answers the user's role there. `enterpriseId`: the header's
-   * value as an enterprise id (`enterpriseIdOf`), read once per request.
+   * the request's enterprise id; answers the user's role there, without a promise when the
+   * token's lookup told it already (the usual case: the request path then awaits nothing here).
+   * `enterpriseId`: the header's value as an enterprise id (`enterpriseIdOf`), read once per
+   * request.
    */
-  async admit(
+  admit(
     request: FastifyRequest,
     header: EnterpriseHeader,
     enterpriseId: string | undefined,
     user: AuthenticatedUser,
-  ): Promise<EnterpriseRole> {
+  ): EnterpriseRole | Promise<EnterpriseRole> {
     if (header.value === undefined) {
       throw new ForbiddenException({ message: ErrorMessages.enterpriseHeaderRequired(header.version) });
     }
-    const role = enterpriseId === undefined ? undefined : await this.roleOf(user, enterpriseId);
-    if (enterpriseId === undefined || role === undefined) {
-      throw new ForbiddenException({ message: ErrorMessages.forbidden });
+    if (enterpriseId === undefined) throw new ForbiddenException({ message: ErrorMessages.forbidden });
+    const known = user.membership;
+    if (known?.enterpriseId === enterpriseId && (!known.member || known.role !== undefined)) {
+      return admitted(request, enterpriseId, known.member ? known.role : undefined);
     }
-    request.enterpriseId = enterpriseId;
-    return role;
+    return this.memberships.roleOf(user.id, enterpriseId).then((role) => admitted(request, enterpriseId, role));
   }
 
   /**
    * A write's place in its enterprise's bulkhead (given back when its answer is sent), after
-   * its record's turn when it names one.
+   * its record's turn when it names one. Nothing to wait for (a read, no bulkhead, a place free at
+   * once): no promise.
    */
-  async enter(request: FastifyRequest, enterpriseId: string): Promise<void> {
+  enter(request: FastifyRequest, enterpriseId: string): Promise<void> | undefined {
     // Reads never wait on another transaction's row locks (PostgreSQL snapshots): they hold a
     // connection only for their own queries, so only writes are bounded per enterprise.
-    if (this.bulkhead === undefined || onlyReads(request.method)) return;
+    if (this.bulkhead === undefined || onlyReads(request.method)) return undefined;
+    return this.enterWrite(request, enterpriseId, this.bulkhead);
+  }
+
+  private async enterWrite(request: FastifyRequest, enterpriseId: string, bulkhead: EnterpriseBulkhead): Promise<void> {
     const recordId = recordIdOf(request);
     if (this.recordGate !== undefined && recordId !== undefined) {
       const queued = enterBulkhead(this.recordGate, request, `${enterpriseId}:${recordId}`);
       if (queued) await queued;
       stopIfClientLeft(request);
     }
-    const waiting = enterBulkhead(this.bulkhead, request, enterpriseId);
+    const waiting = enterBulkhead(bulkhead, request, enterpriseId);
     if (waiting) await waiting;
     stopIfClientLeft(request);
   }
+}
 
-  /** The token lookup usually answered this already, in its own query. */
-  private roleOf(user: AuthenticatedUser, enterpriseId: string): Promise<EnterpriseRole | undefined> {
-    const known = user.membership;
-    if (known?.enterpriseId === enterpriseId) {
-      if (!known.member) return Promise.resolve(undefined);
-      if (known.role !== undefined) return Promise.resolve(known.role);
-    }
-    return this.memberships.roleOf(user.id, enterpriseId);
-  }
+/** A member (`role` known) gets the request's enterprise set; anyone else the 403. */
+function admitted(request: FastifyRequest, enterpriseId: string, role: EnterpriseRole | undefined): EnterpriseRole {
+  if (role === undefined) throw new ForbiddenException({ message: ErrorMessages.forbidden });
+  request.enterpriseId = enterpriseId;
+  return role;
 }
 
 /**
