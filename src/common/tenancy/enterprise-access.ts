@@ -63,8 +63,8 @@ export class EnterpriseAccess {
 
   /**
    * A write's place in its enterprise's bulkhead (given back when its answer is sent), after
-   * its record's turn when it names one. Nothing to wait for (a read, no bulkhead, a place free at
-   * once): no promise.
+   * its record's turn when it names one. A read, or a service without a bulkhead, has nothing to
+   * wait for: no promise.
    */
   enter(request: FastifyRequest, enterpriseId: string): Promise<void> | undefined {
     // Reads never wait on another transaction's row locks (PostgreSQL snapshots): they hold a
