@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { prepareBenchDatabase } from './lib/bench-database.js';
+import { judge, type Judgement } from './lib/compare-verdict.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { startFlagsOf, startServer, type RunningServer } from './lib/processes.js';
 import { buildRelease, nodeOf, nodeVersion } from './lib/release-builds.js';
@@ -22,18 +23,16 @@ import {
 
 /**
  * `npm run bench:compare [REF]`: this working tree's build against REF's (default: the commit in
- * bench/compare-base), on one bench database, scenario by scenario, with an A/A control: two
- * processes of this build and one of REF's run in alternating rounds (the order turning each
- * round), so a change in the machine's speed weighs on all three alike. A scenario is slower or
- * faster only when its ratio to REF is beyond the spread of the two identical processes.
+ * bench/compare-base), on one bench database, scenario by scenario, with a control on both sides:
+ * two processes of this build and two of REF's run in alternating rounds (the order turning each
+ * round), so a change in the machine's speed weighs on all four alike. A scenario is slower or
+ * faster only when its ratio to REF is beyond the larger spread of two identical processes.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Seconds each server is measured per scenario and round (after autocannon's 2-s warm-up). */
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 3);
-/** Below this the two identical processes' difference is not trusted as the spread. */
-const MIN_SPREAD = 0.03;
 
 function git(...args: string[]): string {
   return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -55,18 +54,15 @@ interface Side {
   rounds: LoadResult[];
 }
 
-interface Verdict {
+interface Verdict extends Partial<Omit<Judgement, 'verdict'>> {
   scenario: string;
   ref?: LoadResult;
+  /** REF's second process. */
+  refControl?: LoadResult;
   current?: LoadResult;
+  /** This build's second process. */
   control?: LoadResult;
-  /** This build's req/s (mean of its two processes) over REF's. */
-  ratio?: number;
-  /** The two identical processes' relative difference in req/s. */
-  spread?: number;
-  /** This build's CPU time per request over REF's. */
-  cpuRatio?: number;
-  verdict: 'slower' | 'same' | 'faster' | 'not comparable';
+  verdict: Judgement['verdict'] | 'not comparable';
   note?: string;
 }
 
@@ -87,25 +83,20 @@ async function compareScenario(sides: readonly Side[], s: Scenario): Promise<Ver
       side.rounds.push(await runLoad(side.server, options));
     }
   }
-  const [ref, current, control] = sides.map((side) => merge(side.rounds));
-  if (!ref || !current || !control) throw new Error('three sides expected');
-  const ours = (current.requestsPerSecond + control.requestsPerSecond) / 2;
-  const ratio = ours / ref.requestsPerSecond;
-  const spread = Math.abs(current.requestsPerSecond - control.requestsPerSecond) / ours;
-  const margin = Math.max(spread, MIN_SPREAD);
-  const verdict = ratio > 1 + margin ? 'faster' : ratio < 1 - margin ? 'slower' : 'same';
-  const cpuRatio = (current.cpuUsPerRequest + control.cpuUsPerRequest) / 2 / ref.cpuUsPerRequest;
-  return { scenario: s.name, ref, current, control, ratio, spread, cpuRatio, verdict };
+  const [ref, refControl, current, control] = sides.map((side) => merge(side.rounds));
+  if (!ref || !refControl || !current || !control) throw new Error('four sides expected');
+  return { scenario: s.name, ref, refControl, current, control, ...judge([ref, refControl], [current, control]) };
 }
 
 function table(verdicts: readonly Verdict[]): string {
   const head = [
     'scenario',
     'ref req/s',
+    'B/B req/s',
     'this req/s',
     'A/A req/s',
     'ratio',
-    'A/A spread',
+    'spread',
     'CPU ratio',
     'this p99/p50',
     'verdict',
@@ -113,6 +104,7 @@ function table(verdicts: readonly Verdict[]): string {
   const rows = verdicts.map((v) => [
     v.scenario,
     v.ref?.requestsPerSecond.toFixed(0) ?? '',
+    v.refControl?.requestsPerSecond.toFixed(0) ?? '',
     v.current?.requestsPerSecond.toFixed(0) ?? '',
     v.control?.requestsPerSecond.toFixed(0) ?? '',
     v.ratio?.toFixed(2) ?? '',
@@ -151,10 +143,11 @@ async function main(): Promise<void> {
     };
     const sides: Side[] = [
       await start(`ref ${sha.slice(0, 7)}`, refMain, refNode),
+      await start(`ref ${sha.slice(0, 7)} (B/B control)`, refMain, refNode),
       await start(`this ${head}`, thisMain, process.execPath),
       await start(`this ${head} (A/A control)`, thisMain, process.execPath),
     ];
-    const token = await login(sides[1]?.server ?? started[0]!);
+    const token = await login(sides[2]?.server ?? started[0]!);
     const ids = await sampleIds(data);
     const list = selected(scenarios(data, ids, token, ''));
     const runtimes = { ref: nodeVersion(refNode), this: process.version };
@@ -178,7 +171,7 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       file,
-      `${JSON.stringify({ date, ref: sha, this: head, runtimes, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, machine: { cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), loadAverage: load }, verdicts: verdicts.map(({ ref, current, control, ...rest }) => ({ ...rest, refRps: ref?.requestsPerSecond, thisRps: current?.requestsPerSecond, controlRps: control?.requestsPerSecond, thisP50: current?.p50, thisP99: current?.p99, refCpuUs: ref?.cpuUsPerRequest, thisCpuUs: current?.cpuUsPerRequest })) }, null, 2)}\n`,
+      `${JSON.stringify({ date, ref: sha, this: head, runtimes, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, machine: { cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), loadAverage: load }, verdicts: verdicts.map(({ ref, refControl, current, control, ...rest }) => ({ ...rest, refRps: ref?.requestsPerSecond, refControlRps: refControl?.requestsPerSecond, thisRps: current?.requestsPerSecond, controlRps: control?.requestsPerSecond, thisP50: current?.p50, thisP99: current?.p99, refCpuUs: ref?.cpuUsPerRequest, thisCpuUs: current?.cpuUsPerRequest })) }, null, 2)}\n`,
     );
     process.stdout.write(`Results written to ${file}\n`);
     if (verdicts.some((v) => v.verdict === 'slower')) process.exitCode = 3;
