@@ -1,6 +1,7 @@
 import { RequestMethod, type ExecutionContext, type Type } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants.js';
 import type { Reflector } from '@nestjs/core';
+import { RouteMemo } from '../http/route-memo.js';
 import { IS_PUBLIC } from './public.decorator.js';
 import { ADMIN_ONLY, REQUIRED_ABILITY, type RequiredAbility } from './required-access.js';
 import { WITHOUT_ENTERPRISE } from '../tenancy/without-enterprise.decorator.js';
@@ -35,26 +36,15 @@ export function routeAccessOf(reflector: Reflector, handler: object, controller:
   };
 }
 
-/**
- * A route's RouteAccess, worked out on its first request and kept: metadata is fixed once the
- * application is built. Keyed by controller and handler, as one handler (a write of
- * ReadOnlyRoutes) can serve several controllers.
- */
+/** A route's RouteAccess, worked out on its first request and kept (RouteMemo). */
 export class RouteAccessCache {
-  private readonly byController = new WeakMap<Type, WeakMap<ReturnType<ExecutionContext['getHandler']>, RouteAccess>>();
+  private readonly routes: RouteMemo<RouteAccess>;
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(reflector: Reflector) {
+    this.routes = new RouteMemo((handler, controller) => routeAccessOf(reflector, handler, controller));
+  }
 
   of(context: ExecutionContext): RouteAccess {
-    const controller = context.getClass();
-    const handler = context.getHandler();
-    let handlers = this.byController.get(controller);
-    if (!handlers) this.byController.set(controller, (handlers = new WeakMap()));
-    let access = handlers.get(handler);
-    if (!access) {
-      access = routeAccessOf(this.reflector, handler, controller);
-      handlers.set(handler, access);
-    }
-    return access;
+    return this.routes.of(context.getHandler(), context.getClass());
   }
 }

@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorMessages } from '../http/error-messages.js';
 import { RateLimitStorage, type RateLimitRecord } from './rate-limit.storage.js';
 import { RouteMetadataCache } from './route-metadata-cache.js';
+import { RouteMemo } from '../http/route-memo.js';
 
 /** One budget per user across all routes; per client IP for a request without a valid token. */
 export function rateLimitKey(request: FastifyRequest): string {
@@ -33,8 +34,10 @@ interface RouteBudget {
  */
 @Injectable()
 export class ApiThrottlerGuard extends ThrottlerGuard {
-  /** Per handler and controller; null: the budget depends on the request (the library decides each time). */
-  private readonly budgets = new WeakMap<object, WeakMap<object, RouteBudget | null>>();
+  /** Per route; null: the budget depends on the request (the library decides each time). */
+  private readonly budgets = new RouteMemo<RouteBudget | null>((handler, controller) =>
+    this.readBudget(handler, controller),
+  );
 
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
@@ -51,7 +54,7 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
    * (`npm run bench:compare`, docs/decisions/0870).
    */
   count(context: ExecutionContext): Promise<unknown> | undefined {
-    const budget = this.budgetOf(context);
+    const budget = this.budgets.of(context.getHandler(), context.getClass());
     if (budget === null) return this.canActivate(context);
     if (budget.skip) return undefined;
     const http = context.switchToHttp();
@@ -67,16 +70,6 @@ export class ApiThrottlerGuard extends ThrottlerGuard {
     const record = await this.windows.increment(rateLimitKey(http.getRequest<FastifyRequest>()), ttl, limit);
     answerCounted(http.getResponse<FastifyReply>(), limit, record);
     return true;
-  }
-
-  private budgetOf(context: ExecutionContext): RouteBudget | null {
-    const handler = context.getHandler();
-    const controller = context.getClass();
-    let byController = this.budgets.get(handler);
-    if (!byController) this.budgets.set(handler, (byController = new WeakMap()));
-    let budget = byController.get(controller);
-    if (budget === undefined) byController.set(controller, (budget = this.readBudget(handler, controller)));
-    return budget;
   }
 
   /** Null where the library's own per-request resolution is needed: several throttlers, or values computed per request. */
