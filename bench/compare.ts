@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
 import { parseAppKey } from '../src/config/app-key.js';
 import { prepareBenchDatabase } from './lib/bench-database.js';
-import { judge, type Judgement } from './lib/compare-verdict.js';
+import { confirm, judge, needsConfirmation, type Judgement } from './lib/compare-verdict.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { startFlagsOf, startServer, type RunningServer } from './lib/processes.js';
 import { buildRelease, nodeOf, nodeVersion } from './lib/release-builds.js';
@@ -26,7 +26,8 @@ import {
  * bench/compare-base), on one bench database, scenario by scenario, with a control on both sides:
  * two processes of this build and two of REF's run in alternating rounds (the order turning each
  * round), so a change in the machine's speed weighs on all four alike. A scenario is slower or
- * faster only when its ratio to REF is beyond the larger spread of two identical processes.
+ * faster only when its ratio to REF is beyond the larger spread of two identical processes, and
+ * slower only when four fresh processes find it slower again.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -54,6 +55,9 @@ interface Side {
   rounds: LoadResult[];
 }
 
+/** A scenario's measurement on one set of four processes. */
+type Measured = Judgement & { ref: LoadResult; refControl: LoadResult; current: LoadResult; control: LoadResult };
+
 interface Verdict extends Partial<Omit<Judgement, 'verdict'>> {
   scenario: string;
   ref?: LoadResult;
@@ -64,14 +68,16 @@ interface Verdict extends Partial<Omit<Judgement, 'verdict'>> {
   control?: LoadResult;
   verdict: Judgement['verdict'] | 'not comparable';
   note?: string;
+  /** The same scenario on four fresh processes, when the first run found it slower. */
+  confirmation?: Judgement;
 }
 
-async function compareScenario(sides: readonly Side[], s: Scenario): Promise<Verdict> {
+async function measureScenario(sides: readonly Side[], s: Scenario): Promise<Measured | string> {
   for (const side of sides) {
     try {
       await checkScenario(side.server, side.name, s);
     } catch (error) {
-      return { scenario: s.name, verdict: 'not comparable', note: (error as Error).message.slice(0, 200) };
+      return (error as Error).message.slice(0, 200);
     }
     side.rounds = [];
   }
@@ -85,7 +91,23 @@ async function compareScenario(sides: readonly Side[], s: Scenario): Promise<Ver
   }
   const [ref, refControl, current, control] = sides.map((side) => merge(side.rounds));
   if (!ref || !refControl || !current || !control) throw new Error('four sides expected');
-  return { scenario: s.name, ref, refControl, current, control, ...judge([ref, refControl], [current, control]) };
+  return { ref, refControl, current, control, ...judge([ref, refControl], [current, control]) };
+}
+
+/** The first run's figures with the confirmed verdict. */
+function verdictOf(s: Scenario, first: Measured | string, again?: Measured | string): Verdict {
+  if (typeof first === 'string') return { scenario: s.name, verdict: 'not comparable', note: first };
+  if (typeof again === 'string') return { scenario: s.name, ...first, verdict: 'not comparable', note: again };
+  const confirmed = confirm(first, again);
+  return {
+    scenario: s.name,
+    ...first,
+    verdict: confirmed.verdict,
+    ...(confirmed.unconfirmed ? { note: confirmed.unconfirmed } : {}),
+    ...(again
+      ? { confirmation: { ratio: again.ratio, spread: again.spread, cpuRatio: again.cpuRatio, verdict: again.verdict } }
+      : {}),
+  };
 }
 
 function table(verdicts: readonly Verdict[]): string {
@@ -134,33 +156,58 @@ async function main(): Promise<void> {
   const env = benchServiceEnv(data.url);
   const thisMain = join(ROOT, 'dist/src/main.js');
   const refMain = join(refDir, 'dist/src/main.js');
-  const started: RunningServer[] = [];
-  try {
-    const start = async (name: string, main: string, node: string) => {
+  let started: RunningServer[] = [];
+  const startSides = async (): Promise<Side[]> => {
+    const start = async (name: string, main: string, node: string): Promise<Side> => {
       const server = await startServer(name, main, env, startFlagsOf(main), node);
       started.push(server);
       return { name, server, rounds: [] };
     };
-    const sides: Side[] = [
+    return [
       await start(`ref ${sha.slice(0, 7)}`, refMain, refNode),
       await start(`ref ${sha.slice(0, 7)} (B/B control)`, refMain, refNode),
       await start(`this ${head}`, thisMain, process.execPath),
       await start(`this ${head} (A/A control)`, thisMain, process.execPath),
     ];
+  };
+  const stopSides = async () => {
+    for (const server of started) await server.stop();
+    started = [];
+  };
+  try {
+    let sides = await startSides();
     const token = await login(sides[2]?.server ?? started[0]!);
     const ids = await sampleIds(data);
-    const list = selected(scenarios(data, ids, token, ''));
+    // The 304 scenario is left out: its ETag is of one build's page; the 200 scenarios cover the reads.
+    const list = selected(scenarios(data, ids, token, '')).filter((s) => s.status !== 304);
     const runtimes = { ref: nodeVersion(refNode), this: process.version };
     process.stderr.write(
       `Comparing ${list.length} scenarios: ${ROUNDS} rounds of ${ROUND_SECONDS} s per server (ref on Node ${runtimes.ref}, this on ${runtimes.this}), load ${loadavg()[0]?.toFixed(2)}\n`,
     );
-    const verdicts: Verdict[] = [];
+    const firsts = new Map<Scenario, Measured | string>();
     for (const s of list) {
-      if (s.status === 304) continue; // its ETag is of one build's page; the 200 scenarios cover the reads
-      const verdict = await compareScenario(sides, s);
-      verdicts.push(verdict);
-      process.stderr.write(`  ${s.name.padEnd(36)} ${verdict.ratio?.toFixed(2) ?? '-'} ${verdict.verdict}\n`);
+      const first = await measureScenario(sides, s);
+      firsts.set(s, first);
+      const shown = typeof first === 'string' ? 'not comparable' : `${first.ratio.toFixed(2)} ${first.verdict}`;
+      process.stderr.write(`  ${s.name.padEnd(36)} ${shown}\n`);
     }
+    const doubted = list.filter((s) => {
+      const first = firsts.get(s);
+      return first !== undefined && typeof first !== 'string' && needsConfirmation(first);
+    });
+    const agains = new Map<Scenario, Measured | string>();
+    if (doubted.length > 0) {
+      process.stderr.write(`Confirming ${doubted.length} slower on four fresh processes...\n`);
+      await stopSides();
+      sides = await startSides();
+      for (const s of doubted) {
+        const again = await measureScenario(sides, s);
+        agains.set(s, again);
+        const shown = typeof again === 'string' ? 'not comparable' : `${again.ratio.toFixed(2)} ${again.verdict}`;
+        process.stderr.write(`  ${s.name.padEnd(36)} ${shown}\n`);
+      }
+    }
+    const verdicts = list.map((s) => verdictOf(s, firsts.get(s) ?? 'not measured', agains.get(s)));
     const load = loadavg();
     process.stdout.write(`${table(verdicts)}\n`);
     process.stdout.write(
@@ -171,12 +218,12 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     writeFileSync(
       file,
-      `${JSON.stringify({ date, ref: sha, this: head, runtimes, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, machine: { cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), loadAverage: load }, verdicts: verdicts.map(({ ref, refControl, current, control, ...rest }) => ({ ...rest, refRps: ref?.requestsPerSecond, refControlRps: refControl?.requestsPerSecond, thisRps: current?.requestsPerSecond, controlRps: control?.requestsPerSecond, thisP50: current?.p50, thisP99: current?.p99, refCpuUs: ref?.cpuUsPerRequest, thisCpuUs: current?.cpuUsPerRequest })) }, null, 2)}\n`,
+      `${JSON.stringify({ date, ref: sha, this: head, runtimes, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, machine: { cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), loadAverage: load }, verdicts: verdicts.map(({ ref, refControl, current, control, ...rest }) => ({ ...rest, refRps: ref?.requestsPerSecond, refControlRps: refControl?.requestsPerSecond, thisRps: current?.requestsPerSecond, controlRps: control?.requestsPerSecond, thisP50: current?.p50, thisP99: current?.p99, refCpuUs: ref?.cpuUsPerRequest, refControlCpuUs: refControl?.cpuUsPerRequest, thisCpuUs: current?.cpuUsPerRequest, controlCpuUs: control?.cpuUsPerRequest })) }, null, 2)}\n`,
     );
     process.stdout.write(`Results written to ${file}\n`);
     if (verdicts.some((v) => v.verdict === 'slower')) process.exitCode = 3;
   } finally {
-    for (const server of started) await server.stop();
+    await stopSides();
   }
 }
 

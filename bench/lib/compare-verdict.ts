@@ -45,3 +45,31 @@ export function judge(
     mean([ours[0].cpuUsPerRequest, ours[1].cpuUsPerRequest]) / mean([ref[0].cpuUsPerRequest, ref[1].cpuUsPerRequest]);
   return { ratio, spread, cpuRatio, verdict };
 }
+
+/** A first run's verdict after its confirmation on fresh processes (when it needed one). */
+export interface ConfirmedVerdict {
+  readonly verdict: VerdictWord;
+  /** Why a first `slower` was not kept; absent when the verdict is the first run's. */
+  readonly unconfirmed?: string;
+}
+
+/** Whether a first run's verdict must be measured again on four fresh processes before it counts. */
+export function needsConfirmation(first: Judgement): boolean {
+  return first.verdict === 'slower';
+}
+
+/**
+ * A `slower` counts only when four fresh processes (new luck for all four) find it again. One run
+ * of about 22 scenarios gives one to three `slower` verdicts that the next run of the same two
+ * builds does not repeat (docs/decisions/0872); a real regression, such as a tenth more CPU per
+ * request, is found in both.
+ */
+export function confirm(first: Judgement, again: Judgement | undefined): ConfirmedVerdict {
+  if (!needsConfirmation(first)) return { verdict: first.verdict };
+  if (!again) throw new Error('a slower verdict needs its confirmation run');
+  if (again.verdict === 'slower') return { verdict: 'slower' };
+  return {
+    verdict: 'same',
+    unconfirmed: `slower at ${first.ratio.toFixed(2)}, ${again.verdict} at ${again.ratio.toFixed(2)} on fresh processes`,
+  };
+}

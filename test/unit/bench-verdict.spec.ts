@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { judge, MIN_SPREAD, type ProcessFigures } from '../../bench/lib/compare-verdict.js';
+import { confirm, judge, MIN_SPREAD, needsConfirmation, type ProcessFigures } from '../../bench/lib/compare-verdict.js';
 
 const at = (requestsPerSecond: number, cpuUsPerRequest = 100): ProcessFigures => ({
   requestsPerSecond,
@@ -32,5 +32,31 @@ describe('bench:compare verdict', () => {
     expect(judged.spread).toBe(0);
     expect(judged.ratio).toBeGreaterThan(1 - MIN_SPREAD);
     expect(judged.verdict).toBe('same');
+  });
+
+  describe('confirmation on fresh processes', () => {
+    const slower = judge([at(1000), at(1000)], [at(880), at(880)]);
+    const sameAgain = judge([at(1000), at(1010)], [at(990), at(1000)]);
+
+    it('asks for it only when the first run is slower', () => {
+      expect(needsConfirmation(slower)).toBe(true);
+      expect(needsConfirmation(sameAgain)).toBe(false);
+      expect(needsConfirmation(judge([at(1000), at(1000)], [at(1200), at(1200)]))).toBe(false);
+    });
+
+    it('keeps a slower verdict that fresh processes find again', () => {
+      expect(confirm(slower, judge([at(1000), at(990)], [at(890), at(900)]))).toEqual({ verdict: 'slower' });
+    });
+
+    it('drops a slower verdict that fresh processes do not repeat, and says so', () => {
+      const confirmed = confirm(slower, sameAgain);
+      expect(confirmed.verdict).toBe('same');
+      expect(confirmed.unconfirmed).toBe('slower at 0.88, same at 0.99 on fresh processes');
+    });
+
+    it('leaves other verdicts as they were, and refuses a slower one without its confirmation', () => {
+      expect(confirm(sameAgain, undefined)).toEqual({ verdict: 'same' });
+      expect(() => confirm(slower, undefined)).toThrow('confirmation');
+    });
   });
 });
