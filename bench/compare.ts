@@ -7,6 +7,7 @@ import { parseAppKey } from '../src/config/app-key.js';
 import { prepareBenchDatabase } from './lib/bench-database.js';
 import { confirm, judge, needsConfirmation, type Judgement } from './lib/compare-verdict.js';
 import { runLoad, type LoadResult } from './lib/load.js';
+import { roundOrder } from './lib/round-order.js';
 import { startFlagsOf, startServer, type RunningServer } from './lib/processes.js';
 import { buildRelease, nodeOf, nodeVersion } from './lib/release-builds.js';
 import {
@@ -24,14 +25,15 @@ import {
 /**
  * `npm run bench:compare [REF]`: this working tree's build against REF's (default: the commit in
  * bench/compare-base), on one bench database, scenario by scenario, with a control on both sides:
- * two processes of this build and two of REF's run in alternating rounds (the order turning each
- * round), so a change in the machine's speed weighs on all four alike. A scenario is slower or
+ * two processes of this build and two of REF's run in alternating rounds (in a balanced order,
+ * `roundOrder`), so a change in the machine's speed weighs on all four alike. A scenario is slower or
  * faster only when its ratio to REF is beyond the larger spread of two identical processes, and
  * slower only when four fresh processes find it slower again.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Four rounds: each server once in each place and once after each other server (`roundOrder`). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 /** Seconds each server is measured per scenario and round (after autocannon's 2-s warm-up). */
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 3);
 
@@ -82,8 +84,8 @@ async function measureScenario(sides: readonly Side[], s: Scenario): Promise<Mea
     side.rounds = [];
   }
   for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < sides.length; i++) {
-      const side = sides[(i + round) % sides.length];
+    for (const index of roundOrder(round)) {
+      const side = sides[index];
       if (!side) continue;
       const options = { ...s, url: `${side.server.url}${s.path}`, durationSeconds: ROUND_SECONDS };
       side.rounds.push(await runLoad(side.server, options));

@@ -245,6 +245,46 @@ describe('rate limit, in-process store', () => {
     expect(call('free')).toEqual({ result: undefined, headers: {} });
   });
 
+  it('leaves a budget computed per request to the library’s own loop, with the same answers', async () => {
+    class Routes {
+      // A limit the route works out from the request: no budget can be read once for it.
+      @Throttle({ default: { limit: () => 2, ttl: 60_000 } })
+      computed(): void {}
+    }
+    const throttler = t.app.get(ApiThrottlerGuard);
+    const libraryLoop = jest.spyOn(throttler, 'canActivate');
+    const user = { id: `computed-${Math.random()}` };
+    const call = () => {
+      const handler = Reflect.get<object, string>(Routes.prototype, 'computed') as () => void;
+      const headers: Record<string, string> = {};
+      const reply = {
+        header(name: string, value: string) {
+          headers[name] = value;
+          return reply;
+        },
+      };
+      const context = new ExecutionContextHost([{ user, ip: freshIp() }, reply], Routes, handler);
+      return { result: throttler.count(context), headers };
+    };
+    try {
+      const first = call();
+      expect(first.result).toBeInstanceOf(Promise);
+      await expect(first.result).resolves.toBe(true);
+      expect(first.headers).toEqual({ 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '1' });
+      const second = call();
+      await expect(second.result).resolves.toBe(true);
+      expect(second.headers['X-RateLimit-Remaining']).toBe('0');
+      const third = call();
+      await expect(third.result).rejects.toMatchObject({ status: 429 });
+      expect(third.headers).toEqual(
+        expect.objectContaining({ 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '0', 'Retry-After': '60' }),
+      );
+      expect(libraryLoop).toHaveBeenCalledTimes(3);
+    } finally {
+      libraryLoop.mockRestore();
+    }
+  });
+
   it('does not count a route marked @SkipThrottle() (health, the API documents, /docs) against its caller', async () => {
     const ip = freshIp();
     for (const url of ['/health', '/health/live', '/api/v1/openapi.json', '/api/v2/openapi.json', '/docs']) {
