@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FieldCipher } from '../src/crypto/field-cipher.js';
@@ -142,6 +142,14 @@ function table(verdicts: readonly Verdict[]): string {
   return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
 }
 
+/** bench/results/<name>.json, or <name>-2.json and on when a run of the same day and builds wrote it already. */
+function unusedResultsFile(name: string): string {
+  for (let n = 1; ; n++) {
+    const file = join(ROOT, 'bench/results', n === 1 ? `${name}.json` : `${name}-${n}.json`);
+    if (!existsSync(file)) return file;
+  }
+}
+
 async function main(): Promise<void> {
   const refName = process.argv[2] ?? defaultRef();
   const sha = git('rev-parse', '--verify', `${refName}^{commit}`);
@@ -216,8 +224,8 @@ async function main(): Promise<void> {
       `ref ${sha.slice(0, 7)} (Node ${runtimes.ref}) against ${head} (Node ${runtimes.this}); load average at the end ${load.map((l) => l.toFixed(2)).join(' ')}\n`,
     );
     const date = new Date().toISOString();
-    const file = join(ROOT, 'bench/results', `compare-${date.slice(0, 10)}-${sha.slice(0, 7)}-${head}.json`);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+    const file = unusedResultsFile(`compare-${date.slice(0, 10)}-${sha.slice(0, 7)}-${head}`);
     writeFileSync(
       file,
       `${JSON.stringify({ date, ref: sha, this: head, runtimes, rounds: ROUNDS, roundSeconds: ROUND_SECONDS, machine: { cores: cpus().length, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), loadAverage: load }, verdicts: verdicts.map(({ ref, refControl, current, control, ...rest }) => ({ ...rest, refRps: ref?.requestsPerSecond, refControlRps: refControl?.requestsPerSecond, thisRps: current?.requestsPerSecond, controlRps: control?.requestsPerSecond, thisP50: current?.p50, thisP99: current?.p99, refCpuUs: ref?.cpuUsPerRequest, refControlCpuUs: refControl?.cpuUsPerRequest, thisCpuUs: current?.cpuUsPerRequest, controlCpuUs: control?.cpuUsPerRequest })) }, null, 2)}\n`,

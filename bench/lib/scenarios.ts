@@ -16,7 +16,8 @@ export const APP_KEY = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
 
 /**
  * What every bench service starts with: the bench database (migrated by the bench), its key, a
- * rate limit no scenario reaches, warnings only in its log, provider A's webhook secret.
+ * rate limit no scenario reaches, warnings only in its log, provider A's webhook secret; then
+ * `BENCH_SERVICE_ENV` (`NAME=value,NAME=value`), to measure a setting's share of a difference.
  */
 export function benchServiceEnv(databaseUrl: string, appKey = APP_KEY): Record<string, string> {
   return {
@@ -26,7 +27,22 @@ export function benchServiceEnv(databaseUrl: string, appKey = APP_KEY): Record<s
     LOG_LEVEL: 'warn',
     MIGRATIONS_RUN: 'false',
     SIGNPROVIDER_A_SECRET: WEBHOOK_SECRET,
+    ...extraServiceEnv(process.env.BENCH_SERVICE_ENV ?? ''),
   };
+}
+
+/** `NAME=value,NAME=value` as variables; a malformed entry stops the bench rather than being dropped. */
+export function extraServiceEnv(list: string): Record<string, string> {
+  const entries = list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(entry);
+      if (!match?.[1] || match[2] === undefined) throw new Error(`BENCH_SERVICE_ENV: ${entry} is not NAME=value`);
+      return [match[1], match[2]] as const;
+    });
+  return Object.fromEntries(entries);
 }
 
 export type Scenario = {
