@@ -208,6 +208,20 @@ describe('rate limit, in-process store', () => {
     }
   });
 
+  /** The throttler's count for one method of `routes` (its decorators' metadata is on the method itself), and the headers it set. */
+  function countOnRoute(routes: new () => object, route: string, user: { id: string }) {
+    const handler = Reflect.get<object, string>(routes.prototype as object, route) as () => void;
+    const headers: Record<string, string> = {};
+    const reply = {
+      header(name: string, value: string) {
+        headers[name] = value;
+        return reply;
+      },
+    };
+    const context = new ExecutionContextHost([{ user, ip: freshIp() }, reply], routes, handler);
+    return { result: t.app.get(ApiThrottlerGuard).count(context), headers };
+  }
+
   it('takes a route’s budget from @Throttle() and @SkipThrottle(), the module’s otherwise', () => {
     class Routes {
       @Throttle({ default: { limit: 2, ttl: 60_000 } })
@@ -216,21 +230,8 @@ describe('rate limit, in-process store', () => {
       @SkipThrottle()
       free(): void {}
     }
-    const throttler = t.app.get(ApiThrottlerGuard);
     const user = { id: `budget-${Math.random()}` };
-    const call = (route: 'tight' | 'plain' | 'free') => {
-      // The method itself: its decorators' metadata is on it.
-      const handler = Reflect.get<object, string>(Routes.prototype, route) as () => void;
-      const headers: Record<string, string> = {};
-      const reply = {
-        header(name: string, value: string) {
-          headers[name] = value;
-          return reply;
-        },
-      };
-      const context = new ExecutionContextHost([{ user, ip: freshIp() }, reply], Routes, handler);
-      return { result: throttler.count(context), headers };
-    };
+    const call = (route: 'tight' | 'plain' | 'free') => countOnRoute(Routes, route, user);
     expect(call('tight')).toEqual({
       result: undefined,
       headers: { 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '1' },
@@ -251,21 +252,9 @@ describe('rate limit, in-process store', () => {
       @Throttle({ default: { limit: () => 2, ttl: 60_000 } })
       computed(): void {}
     }
-    const throttler = t.app.get(ApiThrottlerGuard);
-    const libraryLoop = jest.spyOn(throttler, 'canActivate');
+    const libraryLoop = jest.spyOn(t.app.get(ApiThrottlerGuard), 'canActivate');
     const user = { id: `computed-${Math.random()}` };
-    const call = () => {
-      const handler = Reflect.get<object, string>(Routes.prototype, 'computed') as () => void;
-      const headers: Record<string, string> = {};
-      const reply = {
-        header(name: string, value: string) {
-          headers[name] = value;
-          return reply;
-        },
-      };
-      const context = new ExecutionContextHost([{ user, ip: freshIp() }, reply], Routes, handler);
-      return { result: throttler.count(context), headers };
-    };
+    const call = () => countOnRoute(Routes, 'computed', user);
     try {
       const first = call();
       expect(first.result).toBeInstanceOf(Promise);
