@@ -96,6 +96,22 @@ async function measureScenario(sides: readonly Side[], s: Scenario): Promise<Mea
   return { ref, refControl, current, control, ...judge([ref, refControl], [current, control]) };
 }
 
+/** Each scenario measured on the same four servers, in order, its ratio printed as it ends. */
+async function measureEach(
+  sides: readonly Side[],
+  list: readonly Scenario[],
+): Promise<Map<Scenario, Measured | string>> {
+  const measured = new Map<Scenario, Measured | string>();
+  for (const s of list) {
+    const m = await measureScenario(sides, s);
+    measured.set(s, m);
+    process.stderr.write(
+      `  ${s.name.padEnd(36)} ${typeof m === 'string' ? 'not comparable' : `${m.ratio.toFixed(2)} ${m.verdict}`}\n`,
+    );
+  }
+  return measured;
+}
+
 /** The first run's figures with the confirmed verdict. */
 function verdictOf(s: Scenario, first: Measured | string, again?: Measured | string): Verdict {
   if (typeof first === 'string') return { scenario: s.name, verdict: 'not comparable', note: first };
@@ -194,28 +210,17 @@ async function main(): Promise<void> {
     process.stderr.write(
       `Comparing ${list.length} scenarios: ${ROUNDS} rounds of ${ROUND_SECONDS} s per server (ref on Node ${runtimes.ref}, this on ${runtimes.this}), load ${loadavg()[0]?.toFixed(2)}\n`,
     );
-    const firsts = new Map<Scenario, Measured | string>();
-    for (const s of list) {
-      const first = await measureScenario(sides, s);
-      firsts.set(s, first);
-      const shown = typeof first === 'string' ? 'not comparable' : `${first.ratio.toFixed(2)} ${first.verdict}`;
-      process.stderr.write(`  ${s.name.padEnd(36)} ${shown}\n`);
-    }
+    const firsts = await measureEach(sides, list);
     const doubted = list.filter((s) => {
       const first = firsts.get(s);
       return first !== undefined && typeof first !== 'string' && needsConfirmation(first);
     });
-    const agains = new Map<Scenario, Measured | string>();
+    let agains = new Map<Scenario, Measured | string>();
     if (doubted.length > 0) {
       process.stderr.write(`Confirming ${doubted.length} slower on four fresh processes...\n`);
       await stopSides();
       sides = await startSides();
-      for (const s of doubted) {
-        const again = await measureScenario(sides, s);
-        agains.set(s, again);
-        const shown = typeof again === 'string' ? 'not comparable' : `${again.ratio.toFixed(2)} ${again.verdict}`;
-        process.stderr.write(`  ${s.name.padEnd(36)} ${shown}\n`);
-      }
+      agains = await measureEach(sides, doubted);
     }
     const verdicts = list.map((s) => verdictOf(s, firsts.get(s) ?? 'not measured', agains.get(s)));
     const load = loadavg();

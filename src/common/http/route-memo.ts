@@ -8,7 +8,8 @@ type Controller = ReturnType<ExecutionContext['getClass']>;
  * once the application is built. Keyed by controller and handler, as one handler (a write of
  * ReadOnlyRoutes) can serve several controllers.
  */
-export class RouteMemo<T> {
+/** `T` leaves out undefined: a kept value is told from a missing one by one look-up. */
+export class RouteMemo<T extends NonNullable<unknown> | null> {
   private readonly byController = new WeakMap<Controller, WeakMap<Handler, T>>();
 
   constructor(private readonly compute: (handler: Handler, controller: Controller) => T) {}
@@ -16,7 +17,8 @@ export class RouteMemo<T> {
   of(handler: Handler, controller: Controller): T {
     let handlers = this.byController.get(controller);
     if (!handlers) this.byController.set(controller, (handlers = new WeakMap()));
-    if (handlers.has(handler)) return handlers.get(handler) as T;
+    const kept = handlers.get(handler);
+    if (kept !== undefined) return kept;
     const value = this.compute(handler, controller);
     handlers.set(handler, value);
     return value;
