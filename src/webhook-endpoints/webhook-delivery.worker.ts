@@ -116,6 +116,8 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   private lastPurge = 0;
   private metrics: ServiceMetrics | undefined;
   private requests: RequestsInFlight | undefined;
+  /** When the last scheduled look started (a wake waits a poll interval from it). */
+  private lastLookAt = 0;
   /** When the last round was let start (yielding to requests counts from it). */
   private lastRoundAt = 0;
   /** The worker's own data source while it runs (not on the embedded database). */
@@ -224,15 +226,19 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
   }
 
   /**
-   * Looks for work at once instead of at the end of the current idle wait: something this process
-   * did may have given endpoints changes to send (a write it answered, an endpoint created,
-   * changed or replayed).
+   * Looks for work within the poll interval instead of at the end of the current idle wait:
+   * something this process did may have given endpoints changes to send (a write it answered, an
+   * endpoint created, changed or replayed). At once when the last look is that long ago, else one
+   * poll interval after it: a stream of writes makes the worker look once per interval, not once
+   * per write (each look after one that found nothing would double the wait, and the next write
+   * would bring it back at once).
    */
   wake(): void {
-    if (!this.running || this.idleDelayMs === this.config.webhooks.pollIntervalMs) return;
-    this.idleDelayMs = this.config.webhooks.pollIntervalMs;
+    const { pollIntervalMs } = this.config.webhooks;
+    if (!this.running || this.idleDelayMs === pollIntervalMs) return;
+    this.idleDelayMs = pollIntervalMs;
     this.endpoints = 'unknown';
-    if (!this.ticking) this.schedule(0);
+    if (!this.ticking) this.schedule(Math.max(0, this.lastLookAt + pollIntervalMs - Date.now()));
   }
 
   /**
@@ -311,6 +317,7 @@ export class WebhookDeliveryWorker implements OnApplicationShutdown {
         this.schedule(this.config.webhooks.pollIntervalMs);
         return;
       }
+      this.lastLookAt = Date.now();
       this.ticking = this.tick()
         .then((working) => this.nextWait(working))
         .catch((error: unknown) => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { WebhookDeliveryWorker } from '../../src/webhook-endpoints/webhook-delivery.worker.js';
 import { withStatements } from '../helpers/statements.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { apiHeaders, importFixture, loginToken, tenantDocument } from '../helpers/fixtures.js';
 import { createLead, enterpriseWithEndpoint } from '../helpers/webhook-endpoint.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -9,14 +10,14 @@ const POLL_MS = 20;
 const IDLE_MAX_MS = 640;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/** An application whose worker polls every POLL_MS at first and at most every `idleMaxMs` when idle. */
-function idleWorkerApp(idleMaxMs: number) {
+/** An application whose worker polls every `pollMs` at first and at most every `idleMaxMs` when idle. */
+function idleWorkerApp(idleMaxMs: number, pollMs = POLL_MS) {
   const parts = { t: undefined as unknown as TestApp, worker: undefined as unknown as WebhookDeliveryWorker };
   const receiver = new WebhookReceiver();
   beforeAll(async () => {
     parts.t = await createTestApp({
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: String(POLL_MS),
+      WEBHOOK_POLL_INTERVAL_MS: String(pollMs),
       WEBHOOK_IDLE_POLL_MAX_MS: String(idleMaxMs),
     });
     parts.worker = parts.t.app.get(WebhookDeliveryWorker);
@@ -88,6 +89,38 @@ describe('a delivery worker while no endpoint exists at all', () => {
         5000,
       );
       expect(looks.mock.calls.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      looks.mockRestore();
+    }
+  });
+});
+
+describe('a delivery worker under a stream of writes that give it nothing to send', () => {
+  const pollMs = 200;
+  const { parts } = idleWorkerApp(16 * pollMs, pollMs);
+
+  it('looks once per poll interval, not once per write', async () => {
+    const { doc, tenant } = tenantDocument();
+    await importFixture(parts.t, doc);
+    const headers = apiHeaders(
+      'v2',
+      await loginToken(parts.t.app, tenant.user.email, tenant.user.password),
+      tenant.enterpriseId,
+    );
+    parts.worker.start();
+    await sleep(3 * pollMs); // its first looks found nothing: the waits are growing
+    const looks = jest.spyOn(parts.worker, 'tick');
+    try {
+      const started = Date.now();
+      let writes = 0;
+      while (Date.now() - started < 1500) {
+        await createLead(parts.t, headers, `Write ${writes}`);
+        writes += 1;
+      }
+      const elapsed = Date.now() - started;
+      // Each write wakes the worker; a wake that looked at once made one look per write here.
+      expect(writes).toBeGreaterThan(20);
+      expect(looks.mock.calls.length).toBeLessThanOrEqual(Math.ceil(elapsed / pollMs) + 1);
     } finally {
       looks.mockRestore();
     }
