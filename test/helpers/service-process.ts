@@ -84,9 +84,25 @@ export async function runServiceToExit(env: Record<string, string>, timeoutMs = 
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const code = await new Promise<number | null>((done) => child.once('exit', (c) => done(c)));
+  const code = await exitWithOutput(child);
   clearTimeout(timer);
   return { code, stdout, stderr };
+}
+
+/** How long output may still arrive after the process has exited (a child of it holding the pipes aside). */
+const OUTPUT_AFTER_EXIT_MS = 2_000;
+
+/**
+ * The exit code, once the process's output has been read: 'exit' can come before the last
+ * chunk written to a pipe has been read (a refusal printed just before exiting), 'close' after
+ * it. A child of the process still holding the pipes delays 'close': then OUTPUT_AFTER_EXIT_MS
+ * after 'exit' at the latest.
+ */
+function exitWithOutput(child: ChildProcess): Promise<number | null> {
+  return new Promise((done) => {
+    child.once('close', (code: number | null) => done(code));
+    child.once('exit', (code) => setTimeout(() => done(code), OUTPUT_AFTER_EXIT_MS).unref());
+  });
 }
 
 /** Logs in with a password and returns v2 headers for the given enterprise. */

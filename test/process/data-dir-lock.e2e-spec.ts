@@ -74,7 +74,9 @@ function contender(dataDir: string, holdMs: number | 'until released', options: 
       if (stdout.startsWith('ready\n')) onReady();
       if (lines().length > 1) done(lines()[0] ?? '');
     });
-    child.once('exit', () => {
+    // 'close', not 'exit': a process may exit before its last output has been read from the
+    // pipe, and a refused contender prints its message just before it exits.
+    child.once('close', () => {
       onReady();
       done(lines()[0] ?? '');
     });
