@@ -9,6 +9,8 @@ import type { RunningServer } from './processes.js';
 
 /** Connections of every scenario but login's. */
 export const CONNECTIONS = 50;
+/** Connections writing one record at once in its scenario. */
+export const HOT_RECORD_CONNECTIONS = 10;
 /** Provider A's webhook secret the bench services are started with. */
 export const WEBHOOK_SECRET = 'bench-webhook-secret';
 /** The bench services' APP_KEY. */
@@ -166,6 +168,15 @@ export function scenarios(data: BenchData, ids: SampleIds, token: string, pageOn
       headers: { ...v2, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Bench lead, updated', person_name: 'Jane Citizen', finance_amount: 26000 }),
       connections: CONNECTIONS,
+    },
+    {
+      // Writers queued on one row: each waits for the one before it to commit.
+      name: 'v2 lead update, one record',
+      path: `/api/v2/leads/${data.leadId}`,
+      method: 'PUT',
+      headers: { ...v2, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Bench lead, updated', person_name: 'Jane Citizen', finance_amount: 26000 }),
+      connections: HOT_RECORD_CONNECTIONS,
     },
     {
       name: 'login',
