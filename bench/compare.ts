@@ -20,6 +20,7 @@ import {
   scenarios,
   selected,
   type Scenario,
+  warmUpServers,
 } from './lib/scenarios.js';
 
 /**
@@ -102,6 +103,12 @@ async function measureEach(
   list: readonly Scenario[],
 ): Promise<Map<Scenario, Measured | string>> {
   const measured = new Map<Scenario, Measured | string>();
+  const first = list[0];
+  if (first)
+    await warmUpServers(
+      sides.map((side) => side.server),
+      first,
+    );
   for (const s of list) {
     const m = await measureScenario(sides, s);
     measured.set(s, m);

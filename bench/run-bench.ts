@@ -21,6 +21,7 @@ import {
   selected,
   type SampleIds,
   type Scenario,
+  warmUpServers,
 } from './lib/scenarios.js';
 import {
   cpuProfileFlags,
@@ -69,6 +70,10 @@ async function measure(
   list: Scenario[],
 ): Promise<Row[]> {
   const rows: Row[] = [];
+  const first = list[0];
+  if (first) await warmUpServers([service], first);
+  const firstAgainstBaseline = list.find((s) => s.baseline);
+  if (firstAgainstBaseline) await warmUpServers([baseline], firstAgainstBaseline);
   for (const s of list) {
     await checkScenario(service, serviceTarget, s);
     if (!s.baseline) {

@@ -4,7 +4,7 @@ import { pageRequest } from '../../src/common/http/pagination.js';
 import type { SqlExecutor } from '../../src/database/sql.js';
 import { TENANT_RESOURCES } from '../../src/resources/tenant-resources.js';
 import { BENCH_DOCUMENT, BENCH_USER, type BenchData } from './bench-database.js';
-import { mergeLatencies, type LoadOptions, type LoadResult } from './load.js';
+import { mergeLatencies, runLoad, type LoadOptions, type LoadResult } from './load.js';
 import type { RunningServer } from './processes.js';
 
 /** Connections of every scenario but login's. */
@@ -245,4 +245,21 @@ export function merge(rounds: LoadResult[]): LoadResult {
     peakRssMiB: Math.max(...rounds.map((r) => r.peakRssMiB)),
     cpuUsPerRequest: mean((r) => r.cpuUsPerRequest),
   };
+}
+
+/** Seconds of unrecorded load a newly started server gets before the first scenario measured on it. */
+export const SERVER_WARM_UP_SECONDS = 5;
+
+/**
+ * Loads each newly started server with a scenario for SERVER_WARM_UP_SECONDS (after the load's own
+ * 2-s warm-up), recording nothing: without it the first scenario measured on a new process also
+ * measured the process warming up as a whole (its code compiled, its heap and pools growing). On
+ * the Redis-limit target that first scenario's p99 was 3.2 times its p50 in two runs, where every
+ * later one stayed at 2.2 or below; by hand, three 8-s loads of one route in a row on a new process
+ * gave 4.7, then 1.8 and 2.0.
+ */
+export async function warmUpServers(servers: readonly RunningServer[], s: Scenario): Promise<void> {
+  for (const server of servers) {
+    await runLoad(server, { ...s, url: `${server.url}${s.path}`, durationSeconds: SERVER_WARM_UP_SECONDS });
+  }
 }
