@@ -254,9 +254,9 @@ export const SERVER_WARM_UP_SECONDS = 5;
  * Loads each newly started server with a scenario for SERVER_WARM_UP_SECONDS (after the load's own
  * 2-s warm-up), recording nothing: without it the first scenario measured on a new process also
  * measured the process warming up as a whole (its code compiled, its heap and pools growing). On
- * the Redis-limit target that first scenario's p99 was 3.2 times its p50 in two runs, where every
- * later one stayed at 2.2 or below; by hand, three 8-s loads of one route in a row on a new process
- * gave 4.7, then 1.8 and 2.0.
+ * the Redis-limit target that first scenario's p99 was 2.7 and 3.2 times its p50 in two runs,
+ * where every later one stayed at 2.2 or below; by hand, three 8-s loads in a row of one request a
+ * new process answered 404 gave 4.7, then 1.8 and 2.0.
  */
 export async function warmUpServers(servers: readonly RunningServer[], s: Scenario): Promise<void> {
   for (const server of servers) {
