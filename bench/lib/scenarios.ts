@@ -111,6 +111,9 @@ export function readScenarios(ids: SampleIds, data: BenchData, v2: Record<string
   return [...reads, enterprise];
 }
 
+/** The body of both lead update scenarios. */
+const leadUpdate = JSON.stringify({ title: 'Bench lead, updated', person_name: 'Jane Citizen', finance_amount: 26000 });
+
 export function scenarios(data: BenchData, ids: SampleIds, token: string, pageOneTag: string): Scenario[] {
   const v2 = { authorization: `Bearer ${token}`, 'x-enterprise-id': data.enterpriseId, accept: 'application/json' };
   const v1 = { authorization: `Bearer ${token}`, enterpriseid: data.enterpriseId, accept: 'application/json' };
@@ -166,7 +169,7 @@ export function scenarios(data: BenchData, ids: SampleIds, token: string, pageOn
       paths: data.leadIds.map((id) => `/api/v2/leads/${id}`),
       method: 'PUT',
       headers: { ...v2, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Bench lead, updated', person_name: 'Jane Citizen', finance_amount: 26000 }),
+      body: leadUpdate,
       connections: CONNECTIONS,
     },
     {
@@ -175,7 +178,7 @@ export function scenarios(data: BenchData, ids: SampleIds, token: string, pageOn
       path: `/api/v2/leads/${data.leadId}`,
       method: 'PUT',
       headers: { ...v2, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Bench lead, updated', person_name: 'Jane Citizen', finance_amount: 26000 }),
+      body: leadUpdate,
       connections: HOT_RECORD_CONNECTIONS,
     },
     {
