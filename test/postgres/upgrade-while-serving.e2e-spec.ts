@@ -161,7 +161,8 @@ describe(`upgrading from ${PREVIOUS_RELEASE} while it serves`, () => {
     running = false;
     await load;
 
-    expect({ code: migrate.code, stderr: migrate.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    // What migrate printed is shown only when it failed (its retries are expected otherwise).
+    expect({ code: migrate.code, failure: migrate.code === 0 ? '' : migrate.stderr }).toEqual({ code: 0, failure: '' });
     expect(migrate.stdout).toMatch(/StoredRecordJson1764900000000/);
     const failed = answers.filter((answer) => answer.status >= 500);
     expect(failed.map((answer) => `${answer.status} ${answer.body.slice(0, 200)}`)).toEqual([]);
