@@ -70,6 +70,32 @@ async function exists(q: QueryRunner, sql: string, parameters: unknown[]): Promi
 const constraintExists = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
   exists(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2`, [table, name]);
 
+/*
+ * A step already done is skipped on a run after the migration gave way, by reading the catalog
+ * rather than by an `IF EXISTS` statement: those take the table's lock even when there is nothing
+ * to do, and every lock taken again is one more chance to give way again while the service serves.
+ */
+const constraintValid = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
+  exists(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2 AND convalidated`, [
+    table,
+    name,
+  ]);
+
+const columnExists = (q: QueryRunner, table: string, column: string): Promise<boolean> =>
+  exists(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND NOT attisdropped`, [
+    table,
+    column,
+  ]);
+
+const columnNotNull = (q: QueryRunner, table: string, column: string): Promise<boolean> =>
+  exists(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND attnotnull`, [
+    table,
+    column,
+  ]);
+
+const triggerExists = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
+  exists(q, `SELECT 1 FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = $2`, [table, name]);
+
 /** A unique `(enterprise_id, id)` built without blocking writes; an invalid leftover of a failed try is rebuilt. */
 async function uniqueEnterpriseId(q: QueryRunner, table: string): Promise<void> {
   const name = `${table}_enterprise_id_id_key`;
@@ -94,6 +120,8 @@ function ownersEnterprise(owned: Owned): string {
 
 /** Fills `enterprise_id` batch by batch, in id order; each batch commits on its own. */
 async function backfill(q: QueryRunner, owned: Owned): Promise<void> {
+  const unfilled = `SELECT 1 FROM ${owned.table} x WHERE x.enterprise_id IS NULL AND ${ownersEnterprise(owned)} IS NOT NULL`;
+  if (!(await exists(q, unfilled, []))) return;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     await q.startTransaction();
@@ -120,6 +148,7 @@ async function backfill(q: QueryRunner, owned: Owned): Promise<void> {
 }
 
 async function notNull(q: QueryRunner, table: string): Promise<void> {
+  if (await columnNotNull(q, table, 'enterprise_id')) return;
   const check = `${table}_enterprise_id_not_null`;
   if (!(await constraintExists(q, table, check))) {
     await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${check} CHECK (enterprise_id IS NOT NULL) NOT VALID`);
@@ -138,9 +167,12 @@ async function compositeReferences(q: QueryRunner, owned: Owned): Promise<void> 
            REFERENCES ${owner.table} (enterprise_id, id) ON DELETE CASCADE ON UPDATE CASCADE NOT VALID`,
       );
     }
-    await q.query(`ALTER TABLE ${owned.table} VALIDATE CONSTRAINT ${name}`);
-    if (owned.always) {
-      await q.query(`ALTER TABLE ${owned.table} DROP CONSTRAINT IF EXISTS ${owned.table}_${owner.column}_fkey`);
+    if (!(await constraintValid(q, owned.table, name))) {
+      await q.query(`ALTER TABLE ${owned.table} VALIDATE CONSTRAINT ${name}`);
+    }
+    const single = `${owned.table}_${owner.column}_fkey`;
+    if (owned.always && (await constraintExists(q, owned.table, single))) {
+      await q.query(`ALTER TABLE ${owned.table} DROP CONSTRAINT ${single}`);
     }
   }
 }
@@ -186,16 +218,20 @@ export class TenancyInTheKeys1765200000000 implements MigrationInterface {
 
   public async up(q: QueryRunner): Promise<void> {
     for (const table of OWNER_TABLES) await uniqueEnterpriseId(q, table);
-    for (const owned of OWNED) await q.query(`ALTER TABLE ${owned.table} ADD COLUMN IF NOT EXISTS enterprise_id uuid`);
+    for (const owned of OWNED) {
+      if (!(await columnExists(q, owned.table, 'enterprise_id'))) {
+        await q.query(`ALTER TABLE ${owned.table} ADD COLUMN enterprise_id uuid`);
+      }
+    }
     for (const owned of OWNED) {
       await q.query(enterpriseFromOwner(owned));
-      await q.query(`DROP TRIGGER IF EXISTS ${owned.table}_enterprise_from_owner ON ${owned.table}`);
-      await q.query(ENTERPRISE_FROM_OWNER_TRIGGER(owned.table));
+      if (!(await triggerExists(q, owned.table, `${owned.table}_enterprise_from_owner`))) {
+        await q.query(ENTERPRISE_FROM_OWNER_TRIGGER(owned.table));
+      }
     }
     for (const owner of ['people', 'organisations'] as const) {
       await q.query(ADOPT_ROWS(owner));
-      await q.query(`DROP TRIGGER IF EXISTS ${owner}_rows_follow_enterprise ON ${owner}`);
-      await q.query(ADOPT_TRIGGER(owner));
+      if (!(await triggerExists(q, owner, `${owner}_rows_follow_enterprise`))) await q.query(ADOPT_TRIGGER(owner));
     }
     for (const owned of OWNED) {
       await backfill(q, owned);

@@ -85,6 +85,15 @@ async function constraintExists(q: QueryRunner, table: string, name: string): Pr
   return found[0]?.found === true;
 }
 
+async function constraintValid(q: QueryRunner, table: string, name: string): Promise<boolean> {
+  const found = await rows<{ found: boolean }>(
+    q,
+    `SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2 AND convalidated) AS found`,
+    [table, name],
+  );
+  return found[0]?.found === true;
+}
+
 /** A unique index built without blocking writes; an invalid leftover of a failed try is rebuilt. */
 async function uniqueIndexConcurrently(q: QueryRunner, name: string, table: string, columns: string): Promise<void> {
   const valid = await rows<{ valid: boolean }>(
@@ -133,8 +142,10 @@ async function swapPrimaryKey(q: QueryRunner, keyed: KeyedTable, columns: string
         );
     });
   }
+  // Skipped once done: a run after the migration gave way takes no lock it does not need.
   for (const reference of keyed.references ?? [])
-    await q.query(`ALTER TABLE ${reference.table} VALIDATE CONSTRAINT ${reference.name}`);
+    if (!(await constraintValid(q, reference.table, reference.name)))
+      await q.query(`ALTER TABLE ${reference.table} VALIDATE CONSTRAINT ${reference.name}`);
 }
 
 export class PrimaryKeysWithEnterprise1765300000000 implements MigrationInterface {

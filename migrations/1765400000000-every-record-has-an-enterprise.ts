@@ -66,6 +66,26 @@ async function exists(q: QueryRunner, sql: string, parameters: unknown[] = []): 
 const constraintExists = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
   exists(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2`, [table, name]);
 
+/*
+ * A step already done is skipped on a run after the migration gave way, by reading the catalog
+ * rather than by an `IF EXISTS` statement: those take the table's lock even when there is nothing
+ * to do, and every lock taken again is one more chance to give way again while the service serves.
+ */
+const constraintValid = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
+  exists(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2 AND convalidated`, [
+    table,
+    name,
+  ]);
+
+const columnNotNull = (q: QueryRunner, table: string, column: string): Promise<boolean> =>
+  exists(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND attnotnull`, [
+    table,
+    column,
+  ]);
+
+const triggerExists = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
+  exists(q, `SELECT 1 FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = $2`, [table, name]);
+
 async function inTransaction(q: QueryRunner, work: () => Promise<void>): Promise<void> {
   await q.startTransaction();
   try {
@@ -140,6 +160,7 @@ async function rowsTakeOwnersEnterprise(q: QueryRunner, owned: (typeof OWNED)[nu
 }
 
 async function notNull(q: QueryRunner, table: string): Promise<void> {
+  if (await columnNotNull(q, table, 'enterprise_id')) return;
   const check = `${table}_enterprise_id_not_null`;
   if (!(await constraintExists(q, table, check))) {
     await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${check} CHECK (enterprise_id IS NOT NULL) NOT VALID`);
@@ -177,6 +198,7 @@ async function externalKeyWithEnterprise(q: QueryRunner): Promise<void> {
 
 async function membershipsRefuseReservedEnterprise(q: QueryRunner): Promise<void> {
   const name = 'memberships_not_the_reserved_enterprise';
+  if (await constraintValid(q, 'memberships', name)) return;
   if (!(await constraintExists(q, 'memberships', name))) {
     await q.query(
       `ALTER TABLE memberships ADD CONSTRAINT ${name} CHECK (enterprise_id <> '${NO_ENTERPRISE}'::uuid) NOT VALID`,
@@ -199,13 +221,18 @@ export class EveryRecordHasAnEnterprise1765400000000 implements MigrationInterfa
     for (const owner of OWNERS) await moveToReservedEnterprise(q, owner);
     for (const owned of OWNED) await rowsTakeOwnersEnterprise(q, owned);
     for (const owner of ['people', 'organisations']) {
-      await q.query(`DROP TRIGGER IF EXISTS ${owner}_rows_follow_enterprise ON ${owner}`);
+      if (await triggerExists(q, owner, `${owner}_rows_follow_enterprise`)) {
+        await q.query(`DROP TRIGGER ${owner}_rows_follow_enterprise ON ${owner}`);
+      }
       await q.query(`DROP FUNCTION IF EXISTS ${owner}_rows_follow_enterprise()`);
     }
     for (const table of KEYED) await notNull(q, table);
     for (const owned of OWNED) {
       for (const column of owned.owners) {
-        await q.query(`ALTER TABLE ${owned.table} DROP CONSTRAINT IF EXISTS ${owned.table}_${column}_fkey`);
+        const single = `${owned.table}_${column}_fkey`;
+        if (await constraintExists(q, owned.table, single)) {
+          await q.query(`ALTER TABLE ${owned.table} DROP CONSTRAINT ${single}`);
+        }
       }
     }
     for (const table of KEYED) await keyWithEnterprise(q, table);

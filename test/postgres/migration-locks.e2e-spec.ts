@@ -130,3 +130,78 @@ describe('migrations give way to the locks of a serving release', () => {
     expect(await runMigrations(dataSource)).toEqual(['AddLeadNote1999999999999']);
   });
 });
+
+/** The migrations that run without a transaction of their own, so a run after giving way repeats their steps. */
+const STEPWISE = MIGRATIONS.filter((migration) => (new migration() as MigrationInterface).transaction === false);
+
+/** Every table those migrations alter. */
+const TENANT_TABLES = [
+  'people',
+  'organisations',
+  'leads',
+  'phone_numbers',
+  'emails',
+  'addresses',
+  'financials',
+  'applications',
+  'quotes',
+  'signing_documents',
+  'audit_events',
+  'tenant_count_deltas',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'memberships',
+];
+
+/**
+ * A migration that gave way runs again from its first step. Steps already done must be skipped
+ * without taking a table lock: each lock taken again behind the serving release's readers and
+ * writers is one more chance to give way again, and an upgrade under load ran out of attempts.
+ */
+describe('a stepwise migration run again after giving way', () => {
+  let database: TestDatabase;
+  let holder: pg.Client;
+
+  beforeAll(async () => {
+    database = await acquireTestDatabase({ migrated: false });
+    holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+  });
+  afterAll(async () => {
+    await holder?.end().catch(() => undefined);
+    await database?.release();
+  });
+
+  it('lists the migrations written to be run again', () => {
+    expect(STEPWISE.map((migration) => migration.name)).toEqual([
+      'TenancyInTheKeys1765200000000',
+      'PrimaryKeysWithEnterprise1765300000000',
+      'EveryRecordHasAnEnterprise1765400000000',
+    ]);
+  });
+
+  it.each(STEPWISE.map((migration) => [migration.name, migration] as const))(
+    '%s, once applied, runs again past a serving release that reads and writes every table',
+    async (_name, migration) => {
+      const upTo = MIGRATIONS.slice(0, MIGRATIONS.indexOf(migration) + 1);
+      const dataSource = new DataSource({ ...databaseOptions(database, [], false, 'operator'), migrations: upTo });
+      await dataSource.initialize();
+      const runner = dataSource.createQueryRunner();
+      try {
+        await runMigrations(dataSource);
+        // A reader and a writer of each table mid-transaction: ACCESS SHARE and ROW EXCLUSIVE held.
+        await holder.query('BEGIN');
+        for (const table of TENANT_TABLES) {
+          await holder.query(`SELECT count(*) FROM ${table}`);
+          await holder.query(`UPDATE ${table} SET enterprise_id = enterprise_id WHERE false`);
+        }
+        await runner.query('SET lock_timeout = 200');
+        await expect(new migration().up(runner)).resolves.toBeUndefined();
+      } finally {
+        await holder.query('ROLLBACK');
+        await runner.release();
+        await dataSource.destroy();
+      }
+    },
+  );
+});
