@@ -211,10 +211,26 @@ function captureFunction(capture: Capture): string {
     END $$`;
 }
 
+/**
+ * Every existing table this migration alters, in the order the serving release's transactions
+ * take them: the records' tables, then the bookkeeping their triggers write (the enterprise check,
+ * the counts, the change log).
+ */
+const LOCK_ORDER = [
+  ...new Set([...COUNTED_TABLES, ...NESTED_TABLES, ...CAPTURES.map((capture) => capture.table)]),
+  'enterprises',
+  'tenant_row_counts',
+  'change_log',
+];
+
 export class TenantsNeverWait1764400000000 implements MigrationInterface {
   name = 'TenantsNeverWait1764400000000';
 
   public async up(q: QueryRunner): Promise<void> {
+    // All the locks first, while this transaction holds none: taken statement by statement after
+    // the change log's, each waited for requests that held a record's table and were waiting for
+    // the change log, until the migration gave way; under load an upgrade gave way ten times here.
+    await q.query(`LOCK TABLE ${LOCK_ORDER.join(', ')} IN ACCESS EXCLUSIVE MODE`);
     await q.query(`
       CREATE TABLE tenant_count_deltas (
         id bigserial PRIMARY KEY,

@@ -12,6 +12,10 @@ export class RolesAndTokenScopes1765000000000 implements MigrationInterface {
   name = 'RolesAndTokenScopes1765000000000';
 
   public async up(q: QueryRunner): Promise<void> {
+    // Both locks first, in the order a request's token look-up reads the tables: altering
+    // memberships first and then waiting for access_tokens formed a cycle with a look-up that
+    // held access_tokens and waited for memberships, and the migration gave way again and again.
+    await q.query(`LOCK TABLE access_tokens, memberships IN ACCESS EXCLUSIVE MODE`);
     await q.query(`ALTER TABLE memberships ADD COLUMN role varchar(16) NOT NULL DEFAULT 'admin'`);
     await q.query(`ALTER TABLE memberships ADD CONSTRAINT memberships_role_check CHECK (role IN ('admin', 'member'))`);
     await q.query(`ALTER TABLE access_tokens ADD COLUMN abilities text[], ADD COLUMN enterprise_ids uuid[]`);

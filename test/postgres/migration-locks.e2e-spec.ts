@@ -205,3 +205,64 @@ describe('a stepwise migration run again after giving way', () => {
     },
   );
 });
+
+/**
+ * A migration that alters several tables the service uses takes all its locks first, in the
+ * order requests take them. Taken one statement at a time, it held one table while waiting for
+ * the next; a request holding that next table and then reading the held one closed a cycle, and
+ * the migration gave way on every try (an upgrade under load gave way ten times in one migration).
+ */
+describe('migrations take their locks in the order requests do', () => {
+  const cases = [
+    ['TenantsNeverWait1764400000000', 'people', 'change_log'],
+    ['RolesAndTokenScopes1765000000000', 'access_tokens', 'memberships'],
+  ] as const;
+
+  it.each(cases)(
+    '%s waits for a request reading %s and then %s, and is applied once it ends',
+    async (name, first, second) => {
+      const index = MIGRATIONS.findIndex((migration) => migration.name === name);
+      const database = await acquireTestDatabase({ migrated: false });
+      const request = new pg.Client({ connectionString: database.url });
+      const before = new DataSource({
+        ...databaseOptions(database, [], false, 'operator'),
+        migrations: MIGRATIONS.slice(0, index),
+      });
+      const upgrade = new DataSource({
+        ...databaseOptions(database, [], false, 'operator'),
+        migrations: MIGRATIONS.slice(0, index + 1),
+      });
+      try {
+        await before.initialize();
+        await runMigrations(before);
+        await upgrade.initialize();
+        await request.connect();
+        await request.query(`SET statement_timeout = 10000`);
+        await request.query('BEGIN');
+        await request.query(`SELECT count(*) FROM ${first}`);
+        // One try, with a bound above PostgreSQL's 1-s deadlock check: a cycle fails it.
+        const migrating = runMigrations(upgrade, { lockTimeoutMs: 3_000, attempts: 1 }).then(
+          (applied) => ({ applied }),
+          (error: unknown) => ({ error: String(error) }),
+        );
+        const deadline = Date.now() + 10_000;
+        while (Date.now() < deadline) {
+          const { rows } = await request.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+              WHERE d.datname = current_database() AND NOT l.granted`,
+          );
+          if ((rows[0]?.n ?? 0) > 0) break;
+          await sleep(20);
+        }
+        await request.query(`SELECT count(*) FROM ${second}`);
+        await request.query('COMMIT');
+        expect(await migrating).toEqual({ applied: [name] });
+      } finally {
+        await request.end().catch(() => undefined);
+        if (upgrade.isInitialized) await upgrade.destroy();
+        if (before.isInitialized) await before.destroy();
+        await database.release();
+      }
+    },
+  );
+});
