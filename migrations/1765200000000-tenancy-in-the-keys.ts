@@ -1,4 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import {
+  columnExists,
+  columnNotNull,
+  constraintExists,
+  constraintValid,
+  triggerExists,
+} from '../src/database/catalog-checks.js';
 
 /**
  * Tenancy in the keys: every row of a tenant table names its enterprise, and every reference
@@ -66,35 +73,6 @@ async function exists(q: QueryRunner, sql: string, parameters: unknown[]): Promi
   const rows = (await q.query(`SELECT EXISTS (${sql}) AS found`, parameters)) as { found: boolean }[];
   return rows[0]?.found === true;
 }
-
-const constraintExists = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
-  exists(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2`, [table, name]);
-
-/*
- * A step already done is skipped on a run after the migration gave way, by reading the catalog
- * rather than by an `IF EXISTS` statement: those take the table's lock even when there is nothing
- * to do, and every lock taken again is one more chance to give way again while the service serves.
- */
-const constraintValid = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
-  exists(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2 AND convalidated`, [
-    table,
-    name,
-  ]);
-
-const columnExists = (q: QueryRunner, table: string, column: string): Promise<boolean> =>
-  exists(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND NOT attisdropped`, [
-    table,
-    column,
-  ]);
-
-const columnNotNull = (q: QueryRunner, table: string, column: string): Promise<boolean> =>
-  exists(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND attnotnull`, [
-    table,
-    column,
-  ]);
-
-const triggerExists = (q: QueryRunner, table: string, name: string): Promise<boolean> =>
-  exists(q, `SELECT 1 FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = $2`, [table, name]);
 
 /** A unique `(enterprise_id, id)` built without blocking writes; an invalid leftover of a failed try is rebuilt. */
 async function uniqueEnterpriseId(q: QueryRunner, table: string): Promise<void> {

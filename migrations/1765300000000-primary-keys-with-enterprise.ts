@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { constraintExists, constraintValid } from '../src/database/catalog-checks.js';
 
 /**
  * The primary key of every tenant table whose rows all have an enterprise becomes
@@ -74,24 +75,6 @@ async function primaryKeyColumns(q: QueryRunner, table: string): Promise<string[
     [table],
   );
   return found.map((row) => row.name);
-}
-
-async function constraintExists(q: QueryRunner, table: string, name: string): Promise<boolean> {
-  const found = await rows<{ found: boolean }>(
-    q,
-    `SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2) AS found`,
-    [table, name],
-  );
-  return found[0]?.found === true;
-}
-
-async function constraintValid(q: QueryRunner, table: string, name: string): Promise<boolean> {
-  const found = await rows<{ found: boolean }>(
-    q,
-    `SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2 AND convalidated) AS found`,
-    [table, name],
-  );
-  return found[0]?.found === true;
 }
 
 /** A unique index built without blocking writes; an invalid leftover of a failed try is rebuilt. */
