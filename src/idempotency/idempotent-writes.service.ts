@@ -22,6 +22,15 @@ const PURGE_BATCH = 1_000;
 const EXPIRED = `created_at <= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
 
 /**
+ * A write that waited for its place in the process waits for row locks only what is left of the
+ * lock bound, for the rest of its transaction (the connection's own bound comes back with the
+ * next transaction). Only such a write pays for this statement, and runs in a transaction for it.
+ */
+async function boundLockWaits(manager: SqlExecutor, leftMs: number): Promise<void> {
+  await manager.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(leftMs))}`);
+}
+
+/**
  * `Idempotency-Key` on the writes of every writable resource. The key's row is claimed with
  * `INSERT ... ON CONFLICT` inside the transaction of the write and holds the answer when that
  * transaction commits, so exactly one request per key writes, on any number of instances:
@@ -49,10 +58,18 @@ export class IdempotentWrites implements BeforeApplicationShutdown {
    */
   async run<T extends object>(request: WriteRequest, write: (db: SqlExecutor) => Promise<T>): Promise<T> {
     const key = idempotencyKeyOf(request.keyHeader);
-    if (key === undefined) return write(this.dataSource);
+    const lockWaitLeftMs = request.lockWaitLeftMs;
+    if (key === undefined) {
+      if (lockWaitLeftMs === undefined) return write(this.dataSource);
+      return this.dataSource.transaction(async (manager) => {
+        await boundLockWaits(manager, lockWaitLeftMs);
+        return write(manager);
+      });
+    }
     const fingerprint = requestFingerprint(request.method, request.path, request.body);
     const scope = [request.userId, request.enterpriseId, key];
     const outcome = await this.dataSource.transaction(async (manager) => {
+      if (lockWaitLeftMs !== undefined) await boundLockWaits(manager, lockWaitLeftMs);
       // A key older than the TTL that the purge has not reached yet is free again.
       const claimed = await selectRows<{ claimed: number }>(
         manager,

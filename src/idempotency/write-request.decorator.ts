@@ -14,6 +14,8 @@ export interface WriteRequest {
   /** The body as the route reads it: v2's after key normalisation, v1's as parsed. */
   readonly body: unknown;
   readonly reply: FastifyReply;
+  /** What is left of the lock bound after the write waited for its place; undefined when it did not wait. */
+  readonly lockWaitLeftMs?: number;
 }
 
 /** The request of a resource write, for `IdempotentWrites.run` (after the guards: user and enterprise are known). */
@@ -30,5 +32,6 @@ export const CurrentWrite = createParamDecorator((_: unknown, context: Execution
     path: routePath(request.url).toLowerCase(),
     body: request.body,
     reply: http.getResponse<FastifyReply>(),
+    lockWaitLeftMs: request.lockWaitLeftMs,
   };
 });

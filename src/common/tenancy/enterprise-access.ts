@@ -35,11 +35,13 @@ export class EnterpriseAccess {
    * the lock timeout answers 503 as one that waited on the lock itself does.
    */
   readonly recordGate: EnterpriseBulkhead | undefined;
+  private readonly lockTimeoutMs: number;
 
   constructor(
     private readonly memberships: MembershipCheck,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.lockTimeoutMs = config.databaseLockTimeoutMs;
     const limit = config.databasePoolMaxPerEnterprise;
     this.bulkhead = limit === undefined ? undefined : new EnterpriseBulkhead(limit, config.databaseLockTimeoutMs);
     this.recordGate =
@@ -89,15 +91,37 @@ export class EnterpriseAccess {
   }
 
   private async enterWrite(request: FastifyRequest, enterpriseId: string, bulkhead: EnterpriseBulkhead): Promise<void> {
+    const started = performance.now();
+    let waited = false;
     const recordId = recordIdOf(request);
     if (this.recordGate !== undefined && recordId !== undefined) {
       const queued = enterBulkhead(this.recordGate, request, `${enterpriseId}:${recordId}`);
-      if (queued) await queued;
+      if (queued) {
+        waited = true;
+        await queued;
+      }
       stopIfClientLeft(request);
     }
     const waiting = enterBulkhead(bulkhead, request, enterpriseId);
-    if (waiting) await waiting;
+    if (waiting) {
+      waited = true;
+      await waiting;
+    }
     stopIfClientLeft(request);
+    // The lock bound is the write's in all: a turn waited for here is taken off its row locks'.
+    if (waited) {
+      request.lockWaitLeftMs = Math.max(1, Math.round(this.lockTimeoutMs - (performance.now() - started)));
+    }
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Set when a write waited for its place (its record's turn, its enterprise's bulkhead): what
+     * is left of the lock bound (`DATABASE_LOCK_TIMEOUT_MS`) for the row locks it will wait for.
+     */
+    lockWaitLeftMs?: number;
   }
 }
 
