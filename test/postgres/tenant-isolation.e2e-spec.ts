@@ -185,8 +185,8 @@ describe('tenants never wait for each other', () => {
       for (const writer of writers) {
         expect(writer.result.statusCode).toBe(503);
         expect(writer.result.json()).toEqual({ message: 'The service is temporarily unavailable.' });
-        // Its turn in the record's queue and then the lock, the bound in all (the test below
-        // holds that exactly); this bound is loose for a loaded machine.
+        // Its turn in the record's queue and then the lock, 1.1 times the bound in all (measured
+        // by the test below); this bound is loose for a loaded machine.
         expect(writer.ms).toBeLessThan(2 * LOCK_TIMEOUT_MS + 1_500);
       }
     } finally {
@@ -280,12 +280,12 @@ describe('tenants never wait for each other', () => {
 });
 
 /**
- * The lock bound is a write's in all: a write that waited for its turn in the process (behind
- * the writers of its record) then waits for the row lock only what is left of the bound, not the
- * bound again. A bound of 4 s here keeps the two apart on a loaded machine: a writer that waited
+ * The lock bound is a write's in all: a write that waited more than a tenth of it for its turn
+ * in the process (behind the writers of its record) then waits for the row lock only what is
+ * left of the bound, not the bound again. A bound of 4 s here keeps the two apart on a loaded machine: a writer that waited
  * 3.2 s for its turn answered after 7 s when each wait had the whole bound.
  */
-describe('a write waits at most the lock bound in all', () => {
+describe('a write waits at most 1.1 times the lock bound in all', () => {
   const LOCK_TIMEOUT_MS = 4_000;
   let t: TestApp;
   let tenant: Tenant;

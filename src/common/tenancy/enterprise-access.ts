@@ -19,6 +19,9 @@ import { MembershipCheck } from './membership-check.js';
  */
 export const RECORD_WRITERS_AT_ONCE = 2;
 
+/** The part of the lock bound a write may wait for its place without its locks' wait being shortened. */
+const WAIT_LEFT_ALONE = 0.1;
+
 /**
  * The enterprise header names an enterprise the caller belongs to. Missing: 403 naming the
  * header; not a UUID or not a member: 403 Forbidden. On success the request carries the
@@ -91,35 +94,44 @@ export class EnterpriseAccess {
   }
 
   private async enterWrite(request: FastifyRequest, enterpriseId: string, bulkhead: EnterpriseBulkhead): Promise<void> {
-    const started = performance.now();
-    let waited = false;
+    let waitStarted: number | undefined;
     const recordId = recordIdOf(request);
     if (this.recordGate !== undefined && recordId !== undefined) {
       const queued = enterBulkhead(this.recordGate, request, `${enterpriseId}:${recordId}`);
       if (queued) {
-        waited = true;
+        waitStarted = performance.now();
         await queued;
       }
       stopIfClientLeft(request);
     }
     const waiting = enterBulkhead(bulkhead, request, enterpriseId);
     if (waiting) {
-      waited = true;
+      waitStarted ??= performance.now();
       await waiting;
     }
     stopIfClientLeft(request);
-    // The lock bound is the write's in all: a turn waited for here is taken off its row locks'.
-    if (waited) {
-      request.lockWaitLeftMs = Math.max(1, Math.round(this.lockTimeoutMs - (performance.now() - started)));
-    }
+    if (waitStarted !== undefined) this.takeWaitOffLockBound(request, performance.now() - waitStarted);
+  }
+
+  /**
+   * The lock bound is the write's in all: a wait for a place of more than a tenth of the bound is
+   * taken off what its row locks may wait. A shorter one is left alone: under load most writes
+   * wait a few milliseconds for a place, and bounding their locks costs each a transaction of its
+   * own (a quarter fewer writes a second, `npm run bench:compare`), so a write waits at most 1.1
+   * times the bound in all.
+   */
+  private takeWaitOffLockBound(request: FastifyRequest, waitedMs: number): void {
+    if (waitedMs <= this.lockTimeoutMs * WAIT_LEFT_ALONE) return;
+    request.lockWaitLeftMs = Math.max(1, Math.round(this.lockTimeoutMs - waitedMs));
   }
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * Set when a write waited for its place (its record's turn, its enterprise's bulkhead): what
-     * is left of the lock bound (`DATABASE_LOCK_TIMEOUT_MS`) for the row locks it will wait for.
+     * Set when a write waited more than a tenth of the lock bound for its place (its record's
+     * turn, its enterprise's bulkhead): what is left of the bound (`DATABASE_LOCK_TIMEOUT_MS`)
+     * for the row locks it will wait for.
      */
     lockWaitLeftMs?: number;
   }
