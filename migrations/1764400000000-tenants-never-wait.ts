@@ -212,13 +212,19 @@ function captureFunction(capture: Capture): string {
 }
 
 /**
- * Every existing table this migration alters, in the order the serving release's transactions
- * take them: the records' tables, then the bookkeeping their triggers write (the enterprise check,
- * the counts, the change log).
+ * Every existing table this migration alters, in the order the serving release's statements and
+ * transactions take them: the records' tables, users before memberships (the token look-up joins
+ * them in that order, and a user's capture reads memberships), enterprises before memberships
+ * (the enterprise list), then the bookkeeping the records' triggers write (counts, change log).
+ * LOCK TABLE takes them one after the other, holding those it has: a request that held a later
+ * one while it waited for an earlier one would wait on the migration while it waits on the request.
  */
+const RECORD_TABLES = [...new Set([...COUNTED_TABLES, ...NESTED_TABLES, ...CAPTURES.map((capture) => capture.table)])];
 const LOCK_ORDER = [
-  ...new Set([...COUNTED_TABLES, ...NESTED_TABLES, ...CAPTURES.map((capture) => capture.table)]),
+  ...RECORD_TABLES.filter((table) => table !== 'users' && table !== 'memberships'),
+  'users',
   'enterprises',
+  'memberships',
   'tenant_row_counts',
   'change_log',
 ];
@@ -227,9 +233,9 @@ export class TenantsNeverWait1764400000000 implements MigrationInterface {
   name = 'TenantsNeverWait1764400000000';
 
   public async up(q: QueryRunner): Promise<void> {
-    // All the locks first, while this transaction holds none: taken statement by statement after
-    // the change log's, each waited for requests that held a record's table and were waiting for
-    // the change log, until the migration gave way; under load an upgrade gave way ten times here.
+    // All the locks first, in the requests' order: taken statement by statement after the change
+    // log's, each waited for requests that held a record's table and were waiting for the change
+    // log, until the migration gave way; under load an upgrade gave way ten times here.
     await q.query(`LOCK TABLE ${LOCK_ORDER.join(', ')} IN ACCESS EXCLUSIVE MODE`);
     await q.query(`
       CREATE TABLE tenant_count_deltas (
@@ -245,8 +251,8 @@ export class TenantsNeverWait1764400000000 implements MigrationInterface {
     await q.query(FOLD_FUNCTION);
 
     // Every entry written from now on sorts after every entry written before: the epoch is above
-    // every transaction id handed out so far (this migration's ALTER waits for writers of the log).
-    await q.query(`LOCK TABLE change_log IN ACCESS EXCLUSIVE MODE`);
+    // every transaction id handed out so far (no writer of the log is under way: this migration
+    // has held the change log since its first statement).
     const [{ epoch }] = (await q.query(`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS epoch`)) as [
       { epoch: string },
     ];

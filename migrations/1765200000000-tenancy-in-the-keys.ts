@@ -126,8 +126,12 @@ async function backfill(q: QueryRunner, owned: Owned): Promise<void> {
 }
 
 async function notNull(q: QueryRunner, table: string): Promise<void> {
-  if (await columnNotNull(q, table, 'enterprise_id')) return;
   const check = `${table}_enterprise_id_not_null`;
+  if (await columnNotNull(q, table, 'enterprise_id')) {
+    // Gave way between SET NOT NULL and dropping the check that let it skip its scan.
+    if (await constraintExists(q, table, check)) await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${check}`);
+    return;
+  }
   if (!(await constraintExists(q, table, check))) {
     await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${check} CHECK (enterprise_id IS NOT NULL) NOT VALID`);
   }

@@ -193,6 +193,42 @@ describe('a stepwise migration run again after giving way', () => {
 });
 
 /**
+ * A stepwise migration that gave way between SET NOT NULL and dropping the CHECK that spared its
+ * scan finds the column NOT NULL on its next try: it must still drop the CHECK, or the schema keeps
+ * a constraint a fresh install does not have (and the way down, which writes NULLs, fails on it).
+ */
+describe('a stepwise migration that gave way after SET NOT NULL', () => {
+  const cases = [
+    ['TenancyInTheKeys1765200000000', 'webhook_deliveries'],
+    ['EveryRecordHasAnEnterprise1765400000000', 'people'],
+  ] as const;
+
+  it.each(cases)('%s drops the CHECK it left on %s', async (name, table) => {
+    const migration = MIGRATIONS.find((candidate) => candidate.name === name);
+    if (migration === undefined) throw new Error(`${name} is not listed`);
+    const database = await acquireTestDatabase({ migrated: false });
+    const dataSource = new DataSource({
+      ...databaseOptions(database, [], false, 'operator'),
+      migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(migration) + 1),
+    });
+    const runner = dataSource.createQueryRunner();
+    try {
+      await dataSource.initialize();
+      await runMigrations(dataSource);
+      const check = `${table}_enterprise_id_not_null`;
+      await runner.query(`ALTER TABLE ${table} ADD CONSTRAINT ${check} CHECK (enterprise_id IS NOT NULL)`);
+      await new migration().up(runner);
+      const left = (await runner.query(`SELECT conname FROM pg_constraint WHERE conname = $1`, [check])) as unknown[];
+      expect(left).toEqual([]);
+    } finally {
+      await runner.release();
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await database.release();
+    }
+  });
+});
+
+/**
  * A migration that alters several tables the service uses takes all its locks first, in the
  * order requests take them. Taken one statement at a time, it held one table while waiting for
  * the next; a request holding that next table and then reading the held one closed a cycle, and
