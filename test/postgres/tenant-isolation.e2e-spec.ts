@@ -345,7 +345,7 @@ describe('a write waits at most 1.1 times the lock bound in all', () => {
       await second.query('ROLLBACK').catch(() => undefined);
       await second.end();
     }
-    // The connection's own bound is back for the next write: a free record is written at once.
+    // Nothing was written by the writer that gave up; the record is writable again.
     expect((await update()).statusCode).toBe(200);
   });
 });

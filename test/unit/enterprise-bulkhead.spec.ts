@@ -67,4 +67,15 @@ describe('the bulkhead per enterprise', () => {
     expect(bulkhead.active('a')).toBe(0);
     (await bulkhead.enter('a'))();
   });
+
+  it('refuses sooner a request that has less of its bound left (it waited for its record before)', async () => {
+    const bulkhead = new EnterpriseBulkhead(1, 60_000);
+    const held = await bulkhead.enter('a');
+    const started = performance.now();
+    await expect(bulkhead.enter('a', 30)).rejects.toBeInstanceOf(ServiceUnavailableException);
+    // Refused on its own short wait, not the bulkhead's minute.
+    expect(performance.now() - started).toBeLessThan(30_000);
+    held();
+    expect(bulkhead.active('a')).toBe(0);
+  });
 });

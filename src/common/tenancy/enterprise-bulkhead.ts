@@ -27,9 +27,10 @@ export class EnterpriseBulkhead {
   /**
    * A place in the enterprise's compartment; the returned function gives it back (once). A free
    * place is given at once, without a promise (the usual case, on every request); a full
-   * compartment answers a promise that settles when a place frees or the wait is refused.
+   * compartment answers a promise that settles when a place frees or the wait is refused (after
+   * `maxWaitMs`, the bulkhead's own bound unless the request has less left).
    */
-  enter(enterpriseId: string): (() => void) | Promise<() => void> {
+  enter(enterpriseId: string, maxWaitMs: number = this.maxWaitMs): (() => void) | Promise<() => void> {
     let compartment = this.compartments.get(enterpriseId);
     if (compartment === undefined) {
       compartment = { active: 0, waiting: [] };
@@ -40,7 +41,7 @@ export class EnterpriseBulkhead {
       compartment.active += 1;
       return leave;
     }
-    return this.wait(compartment).then(() => leave);
+    return this.wait(compartment, maxWaitMs).then(() => leave);
   }
 
   /** Requests of the enterprise being served now (for tests and metrics). */
@@ -48,7 +49,7 @@ export class EnterpriseBulkhead {
     return this.compartments.get(enterpriseId)?.active ?? 0;
   }
 
-  private wait(compartment: Compartment): Promise<void> {
+  private wait(compartment: Compartment, maxWaitMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
       const admit = (): void => {
         clearTimeout(timer);
@@ -58,7 +59,7 @@ export class EnterpriseBulkhead {
         const at = compartment.waiting.indexOf(admit);
         if (at >= 0) compartment.waiting.splice(at, 1);
         reject(new ServiceUnavailableException({ message: this.busyMessage }));
-      }, this.maxWaitMs);
+      }, maxWaitMs);
       compartment.waiting.push(admit);
     });
   }
@@ -122,8 +123,9 @@ export function enterBulkhead(
   bulkhead: EnterpriseBulkhead,
   request: FastifyRequest,
   key: string,
+  maxWaitMs?: number,
 ): Promise<void> | undefined {
-  const entered = bulkhead.enter(key);
+  const entered = bulkhead.enter(key, maxWaitMs);
   if (typeof entered === 'function') {
     keepPlace(request, entered);
     return undefined;
