@@ -1,5 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import {
+  anyRow,
   columnExists,
   columnNotNull,
   constraintExists,
@@ -69,11 +70,6 @@ const OWNED: readonly Owned[] = [
 
 const OWNER_TABLES = ['people', 'organisations', 'webhook_endpoints'];
 
-async function exists(q: QueryRunner, sql: string, parameters: unknown[]): Promise<boolean> {
-  const rows = (await q.query(`SELECT EXISTS (${sql}) AS found`, parameters)) as { found: boolean }[];
-  return rows[0]?.found === true;
-}
-
 /** A unique `(enterprise_id, id)` built without blocking writes; an invalid leftover of a failed try is rebuilt. */
 async function uniqueEnterpriseId(q: QueryRunner, table: string): Promise<void> {
   const name = `${table}_enterprise_id_id_key`;
@@ -99,7 +95,7 @@ function ownersEnterprise(owned: Owned): string {
 /** Fills `enterprise_id` batch by batch, in id order; each batch commits on its own. */
 async function backfill(q: QueryRunner, owned: Owned): Promise<void> {
   const unfilled = `SELECT 1 FROM ${owned.table} x WHERE x.enterprise_id IS NULL AND ${ownersEnterprise(owned)} IS NOT NULL`;
-  if (!(await exists(q, unfilled, []))) return;
+  if (!(await anyRow(q, unfilled))) return;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     await q.startTransaction();

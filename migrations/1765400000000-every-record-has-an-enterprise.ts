@@ -1,5 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { columnNotNull, constraintExists, constraintValid, triggerExists } from '../src/database/catalog-checks.js';
+import {
+  anyRow,
+  columnNotNull,
+  constraintExists,
+  constraintValid,
+  triggerExists,
+} from '../src/database/catalog-checks.js';
 
 /**
  * Every row of a tenant table has an enterprise, and every tenant table's primary key is
@@ -59,11 +65,6 @@ async function rows<T>(q: QueryRunner, sql: string, parameters: unknown[] = []):
   return (await q.query(sql, parameters)) as T[];
 }
 
-async function exists(q: QueryRunner, sql: string, parameters: unknown[] = []): Promise<boolean> {
-  const found = await rows<{ found: boolean }>(q, `SELECT EXISTS (${sql}) AS found`, parameters);
-  return found[0]?.found === true;
-}
-
 async function inTransaction(q: QueryRunner, work: () => Promise<void>): Promise<void> {
   await q.startTransaction();
   try {
@@ -107,7 +108,7 @@ async function uniqueIndexConcurrently(q: QueryRunner, name: string, table: stri
  */
 async function moveToReservedEnterprise(q: QueryRunner, owner: OwnerTable): Promise<void> {
   const captured = [owner.table, ...owner.rows];
-  while (await exists(q, `SELECT 1 FROM ${owner.table} WHERE enterprise_id IS NULL`)) {
+  while (await anyRow(q, `SELECT 1 FROM ${owner.table} WHERE enterprise_id IS NULL`)) {
     await inTransaction(q, async () => {
       for (const table of captured) await q.query(`ALTER TABLE ${table} DISABLE TRIGGER ${table}_changes_update`);
       await q.query(
@@ -125,7 +126,7 @@ async function rowsTakeOwnersEnterprise(q: QueryRunner, owned: (typeof OWNED)[nu
   const owners = owned.owners.map(
     (column) => `(SELECT o.enterprise_id FROM ${OWNER_OF[column]} o WHERE o.id = x.${column})`,
   );
-  while (await exists(q, `SELECT 1 FROM ${owned.table} WHERE enterprise_id IS NULL`)) {
+  while (await anyRow(q, `SELECT 1 FROM ${owned.table} WHERE enterprise_id IS NULL`)) {
     await inTransaction(q, async () => {
       await q.query(`ALTER TABLE ${owned.table} DISABLE TRIGGER ${owned.table}_changes_update`);
       await q.query(

@@ -8,32 +8,33 @@ import type { Queryable } from './change-capture.js';
  * chance to give way again.
  */
 
-async function catalogHas(q: Queryable, sql: string, parameters: unknown[]): Promise<boolean> {
+/** Whether `sql` answers any row (of the catalog, or of a table whose rows a step still has to change). */
+export async function anyRow(q: Queryable, sql: string, parameters: unknown[] = []): Promise<boolean> {
   const rows = (await q.query(`SELECT EXISTS (${sql}) AS found`, parameters)) as { found: boolean }[];
   return rows[0]?.found === true;
 }
 
 export const constraintExists = (q: Queryable, table: string, name: string): Promise<boolean> =>
-  catalogHas(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2`, [table, name]);
+  anyRow(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2`, [table, name]);
 
 /** The constraint exists and is validated (not NOT VALID). */
 export const constraintValid = (q: Queryable, table: string, name: string): Promise<boolean> =>
-  catalogHas(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2 AND convalidated`, [
+  anyRow(q, `SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2 AND convalidated`, [
     table,
     name,
   ]);
 
 export const columnExists = (q: Queryable, table: string, column: string): Promise<boolean> =>
-  catalogHas(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND NOT attisdropped`, [
+  anyRow(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND NOT attisdropped`, [
     table,
     column,
   ]);
 
 export const columnNotNull = (q: Queryable, table: string, column: string): Promise<boolean> =>
-  catalogHas(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND attnotnull`, [
+  anyRow(q, `SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND attnotnull`, [
     table,
     column,
   ]);
 
 export const triggerExists = (q: Queryable, table: string, name: string): Promise<boolean> =>
-  catalogHas(q, `SELECT 1 FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = $2`, [table, name]);
+  anyRow(q, `SELECT 1 FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = $2`, [table, name]);

@@ -7,6 +7,14 @@ import { selectRows } from '../../src/database/sql.js';
 import { apiHeaders, importFixture, loginToken, tenantDocument, type Tenant } from '../helpers/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
+/** An app whose enterprises have 3 of its 6 connections each, with the given lock bound. */
+const isolationApp = (lockTimeoutMs: number): Promise<TestApp> =>
+  createTestApp({
+    DATABASE_POOL_MAX: '6',
+    DATABASE_POOL_MAX_PER_ENTERPRISE: '3',
+    DATABASE_LOCK_TIMEOUT_MS: String(lockTimeoutMs),
+  });
+
 /** A transaction that has updated the record (and so holds its row lock) until `release`. */
 async function holdRecord(t: TestApp, table: string, id: string): Promise<{ release: () => Promise<void> }> {
   const client = new pg.Client(t.database.url);
@@ -46,11 +54,7 @@ describe('tenants never wait for each other', () => {
   const leadOfTwo = randomUUID();
 
   beforeAll(async () => {
-    t = await createTestApp({
-      DATABASE_POOL_MAX: '6',
-      DATABASE_POOL_MAX_PER_ENTERPRISE: '3',
-      DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS),
-    });
+    t = await isolationApp(LOCK_TIMEOUT_MS);
     const first = tenantDocument();
     const second = tenantDocument();
     one = first.tenant;
@@ -293,11 +297,7 @@ describe('a write waits at most 1.1 times the lock bound in all', () => {
   const lead = randomUUID();
 
   beforeAll(async () => {
-    t = await createTestApp({
-      DATABASE_POOL_MAX: '6',
-      DATABASE_POOL_MAX_PER_ENTERPRISE: '3',
-      DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS),
-    });
+    t = await isolationApp(LOCK_TIMEOUT_MS);
     const { tenant: created, doc } = tenantDocument();
     tenant = created;
     await importFixture(t, doc);

@@ -125,7 +125,7 @@ export class EnterpriseAccess {
    */
   private takeWaitOffLockBound(request: FastifyRequest, waitedMs: number): void {
     if (waitedMs <= this.lockTimeoutMs * WAIT_LEFT_ALONE) return;
-    request.lockWaitLeftMs = Math.max(1, Math.round(this.lockTimeoutMs - waitedMs));
+    request.lockWaitLeftMs = this.lockTimeoutMs - waitedMs;
   }
 }
 
@@ -134,7 +134,7 @@ declare module 'fastify' {
     /**
      * Set when a write waited more than a tenth of the lock bound for its place (its record's
      * turn, its enterprise's bulkhead): what is left of the bound (`DATABASE_LOCK_TIMEOUT_MS`)
-     * for the row locks it will wait for.
+     * for the row locks it will wait for (at least 1 ms once it is applied).
      */
     lockWaitLeftMs?: number;
   }
