@@ -50,6 +50,19 @@ function decodable(path: string): boolean {
   }
 }
 
+/**
+ * The URL as it reaches the server: a client (fetch, and inject alike) resolves it as a URL first,
+ * so `/api/v2/webhook-endpoints/.` is sent as `/api/v2/webhook-endpoints/`, the list's path.
+ */
+function asSent(url: string): string {
+  try {
+    const sent = new URL(url.startsWith('//') ? `http://localhost${url}` : url, 'http://localhost');
+    return `${sent.pathname}${sent.search}`;
+  } catch {
+    return url;
+  }
+}
+
 function pointer(...parts: string[]): string {
   return parts.map((p) => `/${p.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 }
@@ -95,7 +108,7 @@ export class OpenApiContract {
   /** `sentBody`: the request had a body, so Fastify may have refused it before routing. */
   check(method: string, url: string, response: ObservedResponse, sentBody = false): void {
     // The router ignores a trailing slash (ROUTER_OPTIONS), so the document does too.
-    const path = routePath(url);
+    const path = routePath(asSent(url));
     if (NOT_IN_DOCUMENTS.test(path)) return;
     const version = apiVersionOf(path) ?? 'v2';
     const document = this.documents[version];
